@@ -99,6 +99,7 @@ def expand(markdown: str, page: str, recorded: Recorded, state: PageState, page_
         parsed = _ARGUMENT.match(argument)
         if parsed is None:
             raise PageError(f"{page}: `{{{{ {kind} {argument} }}}}` needs FILE.py or FILE.py:SECTION.")
+        check_include(recorded.root, parsed.group("file"), parsed.group("section"))
         block = code_block(parsed.group("file"), parsed.group("section"))
         if kind == "example":
             name = parsed.group("file").removesuffix(".py")
@@ -106,6 +107,22 @@ def expand(markdown: str, page: str, recorded: Recorded, state: PageState, page_
         return "\n".join(indent + line if line else line for line in block)
 
     return _DIRECTIVE.sub(replace, markdown)
+
+
+def check_include(root: Path, file: str, section: str | None) -> None:
+    """Name the missing file or section here, with its fix, before pymdownx.snippets would."""
+    path = root / SNIPPETS_DIR / file
+    if not path.is_file():
+        raise PageError(f"{SNIPPETS_DIR}/{file} does not exist. Fix the directive's file name.")
+    if section is None:
+        return
+    text = path.read_text(encoding="utf-8")
+    for edge in ("start", "end"):
+        if not re.search(rf"^[ \t]*#[ \t]*-+8<-+[ \t]*\[{edge}:{re.escape(section)}\][ \t]*$", text, re.M):
+            raise PageError(
+                f"{SNIPPETS_DIR}/{file} has no `# --8<-- [{edge}:{section}]` marker. Mark the lines "
+                f"the page shows with [start:{section}] and [end:{section}], or fix the section name."
+            )
 
 
 def code_block(file: str, section: str | None) -> list[str]:

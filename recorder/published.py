@@ -39,31 +39,34 @@ def form(line: str) -> str:
     return NUMBER.sub(lambda match: f"<{len(match.group(1) or '')}>", line)
 
 
-def check(name: str, published: str, trials: list[str]) -> tuple[int, int]:
-    """Compare a published output with trial runs; returns (exact lines, form-checked lines)."""
-    expected = published.splitlines()
+def check(name: str, expected_text: str, trials: list[str], *, label: str) -> tuple[int, int]:
+    """Compare an expected output (`label` names its file) with runs against stand-ins.
+
+    Returns (lines that must and do equal, weight-dependent lines of the same form).
+    """
+    expected = expected_text.splitlines()
     runs = [trial.splitlines() for trial in trials]
     if any(len(run) != len(expected) for run in runs):
         raise PublishedMismatch(
-            f"{PUBLISHED_DIR}/{name}.txt has {len(expected)} lines but snippets/{name}.py prints "
-            f"{len(runs[0])}. Make the snippet print what the article shows."
+            f"{label} has {len(expected)} lines but snippets/{name}.py prints "
+            f"{len(runs[0])}. Make the snippet print what {label} shows."
         )
     exact = by_form = 0
     for number, (line, *trial_lines) in enumerate(zip(expected, *runs), 1):
         if len(set(trial_lines)) == 1:
             if line != trial_lines[0]:
                 raise PublishedMismatch(
-                    f"{PUBLISHED_DIR}/{name}.txt line {number} is {line!r}, but snippets/{name}.py "
+                    f"{label} line {number} is {line!r}, but snippets/{name}.py "
                     f"prints {trial_lines[0]!r}, and that line does not depend on weight values. "
-                    "Fix the snippet (or the published text, if it was copied wrongly)."
+                    f"Fix the snippet (or {label}, if it was copied wrongly)."
                 )
             exact += 1
         else:
             if form(line) != form(trial_lines[0]):
                 raise PublishedMismatch(
-                    f"{PUBLISHED_DIR}/{name}.txt line {number} is {line!r}, which does not have "
+                    f"{label} line {number} is {line!r}, which does not have "
                     f"the form of what snippets/{name}.py prints ({trial_lines[0]!r}). "
-                    "Make the snippet format its numbers as the article does."
+                    f"Make the snippet format its numbers as {label} does."
                 )
             by_form += 1
     return exact, by_form
@@ -100,7 +103,8 @@ def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
                 trials.append(trial_outputs(root, names, cache, timeout))
         fresh = {}
         for snippet in targets:
-            exact, by_form = check(snippet.name, texts[snippet.name], [t[snippet.name] for t in trials])
+            exact, by_form = check(snippet.name, texts[snippet.name], [t[snippet.name] for t in trials],
+                                   label=f"{PUBLISHED_DIR}/{snippet.name}.txt")
             report(f"{snippet.relative(root)}: {exact} line(s) equal, {by_form} weight-dependent line(s) of the same form")
             output = texts[snippet.name].encode()
             fresh[snippet.name] = (output, entry(

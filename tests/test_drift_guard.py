@@ -1,0 +1,85 @@
+"""End to end, in a copy of the project: any drift between snippets and pages fails the build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from support import snapshot
+
+
+def build(run, project: Path):
+    return run("python", "-m", "mkdocs", "build", "--strict", "--site-dir", str(project / "site"), cwd=project)
+
+
+def edit(path: Path, old: str, new: str) -> str:
+    original = path.read_text(encoding="utf-8")
+    assert old in original
+    path.write_text(original.replace(old, new, 1), encoding="utf-8")
+    return original
+
+
+@pytest.mark.slow
+def test_each_drift_fails_with_its_own_message_and_passes_once_restored(run, project: Path) -> None:
+    assert build(run, project).returncode == 0
+    cases = {
+        "a changed snippet": (
+            project / "snippets" / "row_lookup.py", "[0, 1, 3]", "[0, 1, 4]",
+            ["snippets/row_lookup.py", "changed since its output was recorded", "make record"],
+        ),
+        "a changed shared module": (
+            project / "snippets" / "pinned_gpt2.py", '"Software is changing how we"', '"Software is changing"',
+            ["snippets/pinned_gpt2.py changed since its output was recorded", "make record"],
+        ),
+        "a hand-edited output": (
+            project / "outputs" / "software_row.txt", "0.052651", "0.052652",
+            ["outputs/software_row.txt differs from what `make record` wrote", "git checkout"],
+        ),
+        "an unknown value": (
+            project / "docs" / "token-embeddings.md", "{{ value vocab_size }}", "{{ value vocabulary }}",
+            ["docs/token-embeddings.md", "unknown value `vocabulary`", "extra.recorded_values"],
+        ),
+        "an unknown directive": (
+            project / "docs" / "index.md", "\n\n", "\n\n{{ figure lookup.svg }}\n\n",
+            ["docs/index.md", "unknown directive", "Use code, example or value"],
+        ),
+        "an example without a recorded output": (
+            project / "docs" / "index.md", "\n\n", "\n\n{{ example pinned_gpt2.py:load }}\n\n",
+            ["snippets/pinned_gpt2.py has no recorded output", "make record"],
+        ),
+    }
+    messages = {}
+    for case, (path, old, new, expected) in cases.items():
+        original = edit(path, old, new)
+        result = build(run, project)
+        path.write_text(original, encoding="utf-8")
+        assert result.returncode != 0, case
+        for text in expected:
+            assert text in result.stderr, f"{case}: {text!r} not in:\n{result.stderr}"
+        messages[case] = result.stderr
+    assert len(set(messages.values())) == len(cases)
+    assert build(run, project).returncode == 0
+
+
+@pytest.mark.slow
+def test_removed_section_is_a_build_error_even_when_recorded(run, project: Path) -> None:
+    snippet = project / "snippets" / "parameter_count.py"
+    edit(snippet, "# --8<-- [start:count]\n", "")
+    edit(snippet, "# --8<-- [end:count]\n", "")
+    assert run("python", "-m", "recorder", "record", cwd=project).returncode == 0
+    result = build(run, project)
+    assert result.returncode != 0
+    assert "docs/token-embeddings.md: snippets/parameter_count.py has no `# --8<-- [start:count]` marker" in result.stderr
+
+
+def test_record_fixes_what_it_can_and_the_build_passes_again(run, project: Path) -> None:
+    edit(project / "snippets" / "row_lookup.py", "[0, 1, 3]", "[0, 1, 4]")
+    before = snapshot(project / "outputs")
+    result = run("python", "-m", "recorder", "record", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "[1/1] snippets/row_lookup.py" in result.stdout
+    after = snapshot(project / "outputs")
+    assert {name for name in after if after[name] != before.get(name)} == {"row_lookup.txt", "manifest.json"}
+    assert "[-0.6000,  0.3000,  0.7000]" in after["row_lookup.txt"].decode()
+    assert build(run, project).returncode == 0

@@ -1,0 +1,69 @@
+"""Every snippet, run against the stand-in GPT-2, prints what the site shows."""
+
+from __future__ import annotations
+
+import ast
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from recorder.pinned import MODEL_ID, REVISION
+from recorder.published import check
+from recorder.snippets import discover
+from support import ROOT, offline_env
+
+SNIPPETS = discover(ROOT)
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_output_matches_what_the_site_shows(name: str, stand_in_outputs: list[dict[str, str]]) -> None:
+    """Weight-independent lines equal the recorded output; weight-dependent ones share its form."""
+    recorded = (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8")
+    exact, by_form = check(name, recorded, [run[name] for run in stand_in_outputs], label=f"outputs/{name}.txt")
+    assert exact + by_form == len(recorded.splitlines()) > 0
+    if not SNIPPETS[name].needs_model:
+        assert by_form == 0, "a model-free snippet must print the same thing every time"
+
+
+def test_only_the_software_row_depends_on_weight_values(stand_in_outputs: list[dict[str, str]]) -> None:
+    first, second = stand_in_outputs
+    assert {name for name in first if first[name] != second[name]} == {"software_row"}
+
+
+def test_snippets_run_on_their_own(stand_in_cache: Path, run) -> None:
+    """`python snippets/NAME.py` prints exactly what the one-process runner recorded for it."""
+    env = offline_env(stand_in_cache)
+
+    def standalone(name: str) -> str:
+        result = run("python", f"snippets/{name}.py", cwd=ROOT, env=env)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        printed = dict(zip(SNIPPETS, pool.map(standalone, SNIPPETS)))
+    from recorder.published import trial_outputs
+
+    assert printed == trial_outputs(ROOT, list(SNIPPETS), stand_in_cache, timeout=300)
+
+
+def test_model_snippets_load_the_pinned_revision_by_name() -> None:
+    """The code a reader copies names the model and revision that the record step pins."""
+    tree = ast.parse((ROOT / "snippets" / "pinned_gpt2.py").read_text())
+    calls = [node for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "from_pretrained"]
+    assert len(calls) == 2
+    constants = {node.targets[0].id: node.value.value for node in tree.body
+                 if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)}
+    assert constants["REVISION"] == REVISION
+    for call in calls:
+        assert call.args[0].value == MODEL_ID
+        assert [keyword.arg for keyword in call.keywords] == ["revision"]
+
+
+def test_parameter_count_uses_the_recorded_table_shape() -> None:
+    """The arithmetic's factors are the shape the model printed, not numbers typed twice."""
+    shape = (ROOT / "outputs" / "embedding_table.txt").read_text().splitlines()[1]
+    rows, width = (int(n) for n in shape.removeprefix("torch.Size([").removesuffix("])").split(", "))
+    count = (ROOT / "outputs" / "parameter_count.txt").read_text().strip()
+    assert count == f"{rows:,} × {width:,} = {rows * width:,}"
