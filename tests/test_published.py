@@ -1,0 +1,70 @@
+"""Attaching the article's published outputs: accepted only where the snippet agrees."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from recorder.published import PublishedMismatch, check, form
+from support import ROOT, snapshot
+
+TRIALS = ["True\n[0.015366, -0.028914]\n", "True\n[0.512290, 0.020567]\n"]
+
+
+def test_form_keeps_text_and_decimals_but_not_digits() -> None:
+    assert form("[0.052651, -0.022184,") == form("[-0.138050, 0.143493,") == "[<6>, <6>,"
+    assert form("torch.Size([1, 5])") != form("torch.Size([1, 5, 768])")
+    assert form("0.05") != form("0.050")
+
+
+def test_weight_independent_lines_must_be_equal() -> None:
+    with pytest.raises(PublishedMismatch, match=r"published/x.txt line 1 is 'False'.*does not depend on weight"):
+        check("x", "False\n[0.052651, 0.010756]\n", TRIALS, label="published/x.txt")
+
+
+def test_weight_dependent_lines_must_have_the_same_form() -> None:
+    with pytest.raises(PublishedMismatch, match=r"line 2 .* does not have the form"):
+        check("x", "True\n[0.05, 0.01]\n", TRIALS, label="published/x.txt")
+
+
+def test_line_counts_must_agree() -> None:
+    with pytest.raises(PublishedMismatch, match="has 1 lines but snippets/x.py prints 2"):
+        check("x", "True\n", TRIALS, label="published/x.txt")
+
+
+def test_matching_text_is_accepted_line_by_line() -> None:
+    assert check("x", "True\n[0.052651, -0.010756]\n", TRIALS, label="published/x.txt") == (1, 1)
+
+
+@pytest.mark.slow
+def test_attach_after_a_snippet_edit_keeps_the_published_text(run, project: Path) -> None:
+    snippet = project / "snippets" / "software_row.py"
+    snippet.write_text(snippet.read_text() + "\n# The row is 768 values long; the article shows eight.\n")
+    assert run("python", "-m", "recorder", "check", cwd=project).returncode == 1
+
+    result = run("python", "-m", "recorder", "record", "--published", cwd=project)
+
+    assert result.returncode == 0, result.stderr
+    assert "snippets/software_row.py: 0 line(s) equal, 2 weight-dependent line(s)" in result.stdout
+    outputs = project / "outputs"
+    assert (outputs / "software_row.txt").read_bytes() == (ROOT / "published" / "software_row.txt").read_bytes()
+    entry = json.loads((outputs / "manifest.json").read_text())["snippets"]["software_row"]
+    assert entry["origin"] == "published" and entry["model"]["files"] is None
+    assert entry["published"]["weight_dependent_lines"] == 2
+    assert run("python", "-m", "recorder", "check", cwd=project).returncode == 0
+
+
+@pytest.mark.slow
+def test_a_wrong_published_text_is_refused_and_nothing_changes(run, project: Path) -> None:
+    published = project / "published" / "wte_is_parameter.txt"
+    published.write_text("True\nFalse\n")
+    before = snapshot(project / "outputs")
+
+    result = run("python", "-m", "recorder", "record", "--published", "--force", cwd=project)
+
+    assert result.returncode == 1
+    assert "published/wte_is_parameter.txt line 2 is 'False', but snippets/wte_is_parameter.py prints 'True'" in result.stderr
+    assert "Fix the snippet" in result.stderr
+    assert snapshot(project / "outputs") == before
