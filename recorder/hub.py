@@ -10,6 +10,7 @@ import os
 import socket
 import sys
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, WEIGHTS_SHA256
@@ -71,17 +72,18 @@ def cached_weights() -> Path | None:
     return Path(found) if isinstance(found, str) else None
 
 
-def loaded_snapshot(snippets_dir: Path) -> Path:
-    """The cache folder the snippets' model came from, after checking it is the pinned one."""
+def loaded_snapshot(snippets_dir: Path, namespaces: list[dict[str, Any]]) -> Path:
+    """The cache folder the snippets' model came from, after checking it is the pinned one.
+
+    Models are looked for in the snippets' own globals and in the snippet
+    modules they imported (such as `pinned_gpt2`).
+    """
     from transformers import PreTrainedModel
 
-    models = [
-        value
-        for module in list(sys.modules.values())
-        if (path := getattr(module, "__file__", None)) and Path(path).parent == snippets_dir
-        for value in vars(module).values()
-        if isinstance(value, PreTrainedModel)
-    ]
+    imported = [vars(module) for module in list(sys.modules.values())
+                if (path := getattr(module, "__file__", None)) and Path(path).parent == snippets_dir]
+    models = [value for namespace in [*namespaces, *imported] for value in namespace.values()
+              if isinstance(value, PreTrainedModel)]
     if not models:
         raise WrongWeights(f"no model was found in the modules of {snippets_dir}/ after running them")
     for model in models:
@@ -97,9 +99,14 @@ def loaded_snapshot(snippets_dir: Path) -> Path:
     return weights.parent
 
 
+def snapshot_digests(snapshot: Path) -> dict[str, str]:
+    """sha256 of every file in the snapshot, by file name."""
+    return {path.name: sha256_file(path) for path in sorted(snapshot.iterdir()) if path.is_file()}
+
+
 def verify_snapshot(snapshot: Path) -> dict[str, str]:
     """sha256 of every file in the snapshot; refuses weights other than the pinned ones."""
-    digests = {path.name: sha256_file(path) for path in sorted(snapshot.iterdir()) if path.is_file()}
+    digests = snapshot_digests(snapshot)
     if digests.get(WEIGHTS_FILE) != WEIGHTS_SHA256:
         raise WrongWeights(
             f"{snapshot / WEIGHTS_FILE} has sha256 {digests.get(WEIGHTS_FILE)}, not the pinned "

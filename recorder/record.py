@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from recorder import hub, store
-from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
+from recorder.pinned import MODEL_ID, OUTPUTS_DIR, PUBLISHED_DIR, REVISION, SNIPPETS_DIR
 from recorder.runner import Run, quiet_libraries, run_one
 from recorder.snippets import Snippet, discover, key_for, sha256_bytes, source_hashes, versions_for
 
 DEFAULT_TIMEOUT = 300.0
 Report = Callable[[str], None]
+# Checks the snapshot the model was loaded from and returns its files' sha256 by name.
+VerifyWeights = Callable[[Path], dict[str, str]]
 
 
 def now() -> str:
@@ -70,8 +72,12 @@ def save(root: Path, snippets: dict[str, Snippet], fresh: dict[str, tuple[bytes,
 
 
 def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
-           report: Report = print) -> int:
-    """Re-run stale snippets and record them; returns how many were recorded."""
+           report: Report = print, verify_weights: VerifyWeights = hub.verify_snapshot) -> int:
+    """Re-run stale snippets and record them; returns how many were recorded.
+
+    Only the benchmark passes another `verify_weights`, on a throwaway copy of
+    the project; the command line always verifies against the pinned sha256.
+    """
     with store.exclusive(root):
         store.recover(root)
         snippets = discover(root)
@@ -82,13 +88,13 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
             return 0
         quiet_libraries()
         if any(snippet.needs_model for snippet in targets):
-            online = hub.configure()
+            online = _configure_hub(root, targets)
             report(f"GPT-2 {MODEL_ID}@{REVISION[:7]}: {'hub reachable' if online else 'offline, from the local cache'}")
         runs = run_all(root, targets, timeout=timeout, report=report)
         model = None
         if any(run.snippet.needs_model for run in runs):
-            snapshot = hub.loaded_snapshot((root / SNIPPETS_DIR).resolve())
-            model = {"id": MODEL_ID, "revision": REVISION, "files": hub.verify_snapshot(snapshot)}
+            snapshot = hub.loaded_snapshot((root / SNIPPETS_DIR).resolve(), [run.namespace for run in runs])
+            model = {"id": MODEL_ID, "revision": REVISION, "files": verify_weights(snapshot)}
         previous = store.read_manifest(root)
         fresh = {}
         for run in runs:
@@ -102,6 +108,19 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
         save(root, snippets, fresh)
         report(f"recorded {len(runs)} of {len(snippets)} snippets into {OUTPUTS_DIR}/")
         return len(runs)
+
+
+def _configure_hub(root: Path, targets: list[Snippet]) -> bool:
+    try:
+        return hub.configure()
+    except hub.ModelUnavailable as error:
+        published = [s.name for s in targets if (root / PUBLISHED_DIR / f"{s.name}.txt").exists()]
+        if published:
+            raise hub.ModelUnavailable(
+                f"{error}\nOr, to attach the article's published outputs for {', '.join(published)} "
+                "after checking them against stand-in checkpoints: `make record PUBLISHED=1`."
+            ) from None
+        raise
 
 
 def _compare_with_published(root: Path, run: Run, report: Report) -> None:

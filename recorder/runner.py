@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from recorder.snippets import Snippet
 
@@ -44,6 +45,7 @@ class Run:
     snippet: Snippet
     stdout: bytes
     seconds: float
+    namespace: dict[str, Any]  # the snippet's globals, where the record step finds what it loaded
 
 
 def quiet_libraries() -> None:
@@ -100,7 +102,7 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
     started = time.perf_counter()
     try:
         with _deadline(timeout), contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-            runpy.run_path(str(snippet.path), run_name="__main__")
+            namespace = runpy.run_path(str(snippet.path), run_name="__main__")
     except _Timeout:
         raise SnippetFailed(
             f"{source} did not finish within {timeout:g} s. Make it faster, or raise the "
@@ -109,6 +111,7 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
     except SystemExit as exit_:
         if exit_.code not in (None, 0):
             raise SnippetFailed(f"{source} exited with status {exit_.code}.") from None
+        namespace = {}
     except Exception as error:  # any error a snippet raises is reported, with its own lines
         noise = stderr.getvalue().strip()
         raise SnippetFailed(
@@ -117,7 +120,7 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
             + f"Fix the snippet, check it with `python {source}`, then run `make record`."
         ) from None
     seconds = time.perf_counter() - started
-    return Run(snippet, _checked_output(stdout.getvalue(), source), seconds)
+    return Run(snippet, _checked_output(stdout.getvalue(), source), seconds, namespace)
 
 
 def _checked_output(text: str, source: str) -> bytes:
