@@ -43,8 +43,9 @@ def on_config(config: MkDocsConfig) -> None:
         raise PluginError(str(error)) from None
     if problems and not _previewing:
         raise PluginError("recorded outputs are out of date:\n  " + "\n  ".join(p.message for p in problems))
+    # Logged below WARNING: `--strict` counts warnings and would stop the preview.
     for problem in problems:
-        log.warning(problem.message)
+        log.info("stale output, shown with a warning: %s", problem.message)
     values = config.extra.get("recorded_values", {})
     if not isinstance(values, dict) or not all(
         isinstance(spec, dict) and set(spec) == {"output", "pattern"} for spec in values.values()

@@ -91,9 +91,9 @@ def problems(root: Path, snippets: dict[str, Snippet] | None = None) -> list[Pro
         changed = [path for path, digest in source_hashes(snippet, root).items()
                    if entry["sources"].get(path) != digest]
         if changed or set(entry["sources"]) != {p.relative_to(root).as_posix() for p in snippet.sources}:
-            what = ", ".join(changed) or "its imports"
+            what = source if changed == [source] else f"{source}: {', '.join(changed) or 'its imports'}"
             found.append(Problem(name, (
-                f"{source}: {what} changed since its output was recorded. "
+                f"{what} changed since its output was recorded. "
                 "Run `make record` and commit the updated outputs/."
             )))
         elif entry["key"] != key_for(snippet, root):
