@@ -65,6 +65,17 @@ def configure() -> bool:
     return online
 
 
+def model_within_reach() -> bool:
+    """Whether GPT-2 could be loaded now, judged without importing any hub library."""
+    return _default_cache_has_weights() or hub_reachable()
+
+
+def _default_cache_has_weights() -> bool:
+    home = Path(os.environ.get("HF_HOME") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "huggingface")
+    cache = Path(os.environ.get("HF_HUB_CACHE") or home / "hub")
+    return (cache / f"models--{MODEL_ID}" / "snapshots" / REVISION / WEIGHTS_FILE).is_file()
+
+
 def cached_weights() -> Path | None:
     from huggingface_hub import try_to_load_from_cache
 

@@ -82,6 +82,7 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
         store.recover(root)
         snippets = discover(root)
         targets = stale(root, snippets, force=force)
+        targets += [s for s in _published_to_confirm(snippets, store.read_manifest(root)) if s not in targets]
         dropped = set(store.read_manifest(root)) - set(snippets)
         if not targets and not dropped:
             report(f"{OUTPUTS_DIR}/ is up to date ({len(snippets)} snippets).")
@@ -108,6 +109,13 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
         save(root, snippets, fresh)
         report(f"recorded {len(runs)} of {len(snippets)} snippets into {OUTPUTS_DIR}/")
         return len(runs)
+
+
+def _published_to_confirm(snippets: dict[str, Snippet], entries: dict[str, Any]) -> list[Snippet]:
+    """Outputs taken from the published run are re-executed whenever GPT-2 can be loaded."""
+    pending = [snippet for name, snippet in snippets.items()
+               if snippet.needs_model and entries.get(name, {}).get("origin") == "published"]
+    return pending if pending and hub.model_within_reach() else []
 
 
 def _configure_hub(root: Path, targets: list[Snippet]) -> bool:

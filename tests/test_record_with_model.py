@@ -21,15 +21,17 @@ RECORD_WITH_STAND_IN_AS_PINNED = textwrap.dedent("""
     from pathlib import Path
     from recorder import hub, record
     hub.WEIGHTS_SHA256 = sys.argv[1]
-    record.record(Path.cwd(), force=True)
+    record.record(Path.cwd())
 """)
 
 
 @pytest.mark.slow
-def test_model_snippets_are_executed_verified_and_compared_with_the_published_run(
+def test_published_outputs_are_re_executed_verified_and_compared_once_the_model_is_cached(
     run, project: Path, stand_in_cache: Path
 ) -> None:
+    """Nothing is stale, yet a populated cache makes every published output run for real."""
     weights = snapshot_dir(stand_in_cache) / "model.safetensors"
+    before = json.loads((project / "outputs" / "manifest.json").read_text())["snippets"]
     result = run("python", "-c", RECORD_WITH_STAND_IN_AS_PINNED, sha256_file(weights),
                  cwd=project, env=offline_env(stand_in_cache))
 
@@ -40,6 +42,8 @@ def test_model_snippets_are_executed_verified_and_compared_with_the_published_ru
     entries = json.loads((project / "outputs" / "manifest.json").read_text())["snippets"]
     model_entries = [entry for entry in entries.values() if entry["model"]]
     assert len(model_entries) == 6
+    model_free = {name for name, entry in entries.items() if not entry["model"]}
+    assert model_free and all(entries[name] == before[name] for name in model_free)
     for entry in model_entries:
         assert entry["origin"] == "executed"
         assert entry["model"]["files"]["model.safetensors"] == sha256_file(weights)
