@@ -17,12 +17,15 @@ from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, WEIGHTS_SHA256
 from recorder.snippets import sha256_file
 
 PROBE_SECONDS = 3.0
-OFFLINE_HELP = (
-    f"GPT-2 ({MODEL_ID} at revision {REVISION}) is not in the Hugging Face cache and the hub "
-    "cannot be reached. Either connect to the network and run `make record` again, or point "
-    "HF_HOME (or HF_HUB_CACHE) at a cache that holds it, for example one filled elsewhere with "
-    f"`hf download {MODEL_ID} --revision {REVISION}`."
-)
+
+
+def offline_help(cache: str) -> str:
+    return (
+        f"GPT-2 ({MODEL_ID} at revision {REVISION}) is not in the Hugging Face cache at {cache} "
+        "and the hub cannot be reached. Either connect to the network and run `make record` again, "
+        "or point HF_HOME (or HF_HUB_CACHE) at a cache that holds it, for example one filled "
+        f"elsewhere with `hf download {MODEL_ID} --revision {REVISION}`."
+    )
 
 
 class ModelUnavailable(Exception):
@@ -61,7 +64,9 @@ def configure() -> bool:
     if not online:
         os.environ["HF_HUB_OFFLINE"] = "1"
         if cached_weights() is None:
-            raise ModelUnavailable(OFFLINE_HELP)
+            from huggingface_hub.constants import HF_HUB_CACHE
+
+            raise ModelUnavailable(offline_help(HF_HUB_CACHE))
     return online
 
 

@@ -59,6 +59,25 @@ class _Timeout(BaseException):
     pass
 
 
+class _OutputLimit(BaseException):
+    # Raised inside the snippet's print, so a runaway loop stops before it fills memory.
+    pass
+
+
+class _CappedBuffer(io.BytesIO):
+    """The bytes a snippet prints, refusing any beyond MAX_OUTPUT_BYTES."""
+
+    def write(self, data: Any) -> int:
+        if self.tell() + len(data) > MAX_OUTPUT_BYTES:
+            raise _OutputLimit
+        return super().write(data)
+
+
+def _text_stream(buffer: io.BytesIO) -> io.TextIOWrapper:
+    """A stream like sys.stdout, `.buffer` included; bytes written reach `buffer` unchanged."""
+    return io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogatepass", newline="", write_through=True)
+
+
 @contextlib.contextmanager
 def _deadline(seconds: float) -> Iterator[None]:
     def expire(signum: int, frame: FrameType | None) -> None:
@@ -96,7 +115,8 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
     snippets_dir = snippet.path.parent
     if str(snippets_dir) not in sys.path:
         sys.path.insert(0, str(snippets_dir))
-    stdout, stderr = io.StringIO(), io.StringIO()
+    printed, noise = _CappedBuffer(), io.BytesIO()
+    stdout, stderr = _text_stream(printed), _text_stream(noise)
     source = snippet.relative(root)
     _reset_random_state()
     started = time.perf_counter()
@@ -108,32 +128,32 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
             f"{source} did not finish within {timeout:g} s. Make it faster, or raise the "
             f"limit with `make record TIMEOUT=<seconds>`."
         ) from None
+    except _OutputLimit:
+        raise SnippetFailed(
+            f"{source} printed more than {MAX_OUTPUT_BYTES:,} bytes, more than a page shows. "
+            "Print less (a slice, a shape, a summary)."
+        ) from None
     except SystemExit as exit_:
         if exit_.code not in (None, 0):
             raise SnippetFailed(f"{source} exited with status {exit_.code}.") from None
         namespace = {}
     except Exception as error:  # any error a snippet raises is reported, with its own lines
-        noise = stderr.getvalue().strip()
+        written = noise.getvalue().decode("utf-8", errors="replace").strip()
         raise SnippetFailed(
             f"{source} raised an error:\n{_snippet_traceback(error, snippets_dir)}"
-            + (f"\nWhat it wrote to stderr:\n{noise}\n" if noise else "")
+            + (f"\nWhat it wrote to stderr:\n{written}\n" if written else "")
             + f"Fix the snippet, check it with `python {source}`, then run `make record`."
         ) from None
     seconds = time.perf_counter() - started
-    return Run(snippet, _checked_output(stdout.getvalue(), source), seconds, namespace)
+    return Run(snippet, _checked_output(printed.getvalue(), source), seconds, namespace)
 
 
-def _checked_output(text: str, source: str) -> bytes:
+def _checked_output(data: bytes, source: str) -> bytes:
     try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError as error:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
         raise SnippetFailed(
-            f"{source} printed text that is not valid UTF-8 ({error.reason} at character "
-            f"{error.start}). Print text, not raw bytes."
+            f"{source} printed bytes that are not valid UTF-8 ({error.reason} at byte "
+            f"{error.start}). Print text: decode bytes first, or print their repr()."
         ) from None
-    if len(data) > MAX_OUTPUT_BYTES:
-        raise SnippetFailed(
-            f"{source} printed {len(data):,} bytes; a page shows at most "
-            f"{MAX_OUTPUT_BYTES:,}. Print less (a slice, a shape, a summary)."
-        )
     return data

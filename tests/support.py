@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,3 +25,16 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     """Every file below `folder` with its bytes, to prove nothing changed."""
     return {path.relative_to(folder).as_posix(): path.read_bytes()
             for path in sorted(folder.rglob("*")) if path.is_file() and path.name != ".record.lock"}
+
+
+def build(run: Callable[..., subprocess.CompletedProcess[str]], project: Path) -> subprocess.CompletedProcess[str]:
+    """`mkdocs build --strict` of a project copy into its own site/."""
+    return run("python", "-m", "mkdocs", "build", "--strict", "--site-dir", str(project / "site"), cwd=project)
+
+
+def edit(path: Path, old: str, new: str) -> str:
+    """Replace the first `old` in a file (which must hold it); returns the original text."""
+    original = path.read_text(encoding="utf-8")
+    assert old in original
+    path.write_text(original.replace(old, new, 1), encoding="utf-8")
+    return original

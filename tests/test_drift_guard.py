@@ -6,18 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from support import snapshot
-
-
-def build(run, project: Path):
-    return run("python", "-m", "mkdocs", "build", "--strict", "--site-dir", str(project / "site"), cwd=project)
-
-
-def edit(path: Path, old: str, new: str) -> str:
-    original = path.read_text(encoding="utf-8")
-    assert old in original
-    path.write_text(original.replace(old, new, 1), encoding="utf-8")
-    return original
+from support import build, edit, snapshot
 
 
 @pytest.mark.slow
@@ -48,11 +37,22 @@ def test_each_drift_fails_with_its_own_message_and_passes_once_restored(run, pro
             project / "docs" / "index.md", "\n\n", "\n\n{{ example pinned_gpt2.py:load }}\n\n",
             ["snippets/pinned_gpt2.py has no recorded output", "make record"],
         ),
+        "a page including a missing file": (
+            project / "docs" / "index.md", "\n\n", "\n\n{{ code row_lookups.py:lookup }}\n\n",
+            ["docs/index.md", "snippets/row_lookups.py does not exist", "Fix the directive's file name"],
+        ),
+        "a page including a missing section": (
+            project / "docs" / "index.md", "\n\n", "\n\n{{ example row_lookup.py:lookups }}\n\n",
+            ["docs/index.md", "snippets/row_lookup.py has no `# --8<-- [start:lookups]` marker",
+             "or fix the section name"],
+        ),
     }
     messages = {}
     for case, (path, old, new, expected) in cases.items():
         original = edit(path, old, new)
+        outputs = snapshot(project / "outputs")
         result = build(run, project)
+        assert snapshot(project / "outputs") == outputs, f"{case}: the build changed outputs/"
         path.write_text(original, encoding="utf-8")
         assert result.returncode != 0, case
         for text in expected:

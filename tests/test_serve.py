@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from support import offline_env
+from support import build, offline_env
 
 # How long the preview may take to start or to rebuild before the test gives up.
 PATIENCE_SECONDS = 120
@@ -89,6 +89,6 @@ def test_preview_marks_a_changed_snippet_stale_while_the_build_fails(run, projec
         # The recorded output is still shown, under its warning.
         assert "[ 0.3000,  0.8000, -0.2000]" in stale.select_one('div[data-snippet="row_lookup"] pre').get_text()
 
-    result = run("python", "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site"), cwd=project)
+    result = build(run, project)
     assert result.returncode != 0
     assert "snippets/row_lookup.py changed since its output was recorded" in result.stderr

@@ -1,0 +1,210 @@
+"""Each bad input stops the record step with a message naming the file and the fix,
+and leaves the committed outputs byte for byte as they were.
+
+A changed snippet, a hand-edited output and a page including a missing file or
+section are cases of test_drift_guard.py; hostile output (`<script>`, Markdown,
+ANSI escapes) is a case of test_site_security.py.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from recorder import store
+from support import ROOT, offline_env, snapshot
+
+# Runs the record step and kills it with SIGKILL just before the Nth input/output call
+# (os.replace, os.fsync, a file write...) made while it commits its outputs; 0 never kills.
+KILL_WHILE_COMMITTING = """
+import os, signal, sys
+from pathlib import Path
+from recorder import store
+from recorder.record import record
+
+target, calls = int(sys.argv[1]), 0
+
+def count_io(frame, event, function):
+    global calls
+    owner = getattr(function, "__module__", None) or type(getattr(function, "__self__", None)).__module__
+    if event == "c_call" and owner in ("posix", "io", "_io"):
+        calls += 1
+        if calls == target:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+def commit(*args, **kwargs):
+    sys.setprofile(count_io)
+    return original(*args, **kwargs)
+
+original, store.commit = store.commit, commit
+record(Path.cwd())
+"""
+
+
+def record(run, project: Path, *flags: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return run("python", "-m", "recorder", "record", *flags, cwd=project, env=env)
+
+
+def add_snippet(project: Path, name: str, source: str) -> None:
+    (project / "snippets" / f"{name}.py").write_text(source, encoding="utf-8")
+
+
+def refused(result: subprocess.CompletedProcess[str], *phrases: str) -> None:
+    assert result.returncode == 1, result.stdout + result.stderr
+    for phrase in phrases:
+        assert phrase in result.stderr, f"{phrase!r} not in:\n{result.stderr}"
+
+
+def test_a_snippet_that_raises_shows_its_own_traceback(run, project: Path) -> None:
+    add_snippet(project, "scaled", "def scale(values):\n    return [value / 0 for value in values]\n\n\n"
+                                   "print(scale([1, 2]))\n")
+    before = snapshot(project / "outputs")
+    result = record(run, project)
+    refused(result, "snippets/scaled.py raised an error:\n"
+                    '  File "snippets/scaled.py", line 5\n    print(scale([1, 2]))\n'
+                    '  File "snippets/scaled.py", line 2\n    return [value / 0 for value in values]\n',
+            "ZeroDivisionError: division by zero",
+            "Fix the snippet, check it with `python snippets/scaled.py`, then run `make record`.")
+    assert "recorder" not in result.stderr and "runpy" not in result.stderr
+    assert snapshot(project / "outputs") == before
+
+
+def test_a_hanging_snippet_stops_at_the_timeout(run, project: Path) -> None:
+    # It even swallows ordinary exceptions, as careless retry loops do.
+    add_snippet(project, "hangs", "import time\n\nwhile True:\n    try:\n        time.sleep(60)\n"
+                                  "    except Exception:\n        pass\n")
+    before = snapshot(project / "outputs")
+    refused(record(run, project, "--timeout", "1"),
+            "snippets/hangs.py did not finish within 1 s", "raise the limit with `make record TIMEOUT=<seconds>`")
+    assert snapshot(project / "outputs") == before
+
+
+def test_make_record_passes_its_timeout_on(run) -> None:
+    result = run("make", "--dry-run", "record", "TIMEOUT=7", cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert [line for line in result.stdout.splitlines() if "-m recorder record" in line][-1].endswith("--timeout 7")
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ('import sys\n\nprint("caf", end="")\nsys.stdout.buffer.write(b"\\xe9\\n")\n',
+     "snippets/printer.py printed bytes that are not valid UTF-8 (invalid continuation byte at byte 3). "
+     "Print text: decode bytes first, or print their repr()."),
+    ('print("\\udcff")\n',
+     "snippets/printer.py printed bytes that are not valid UTF-8"),
+    ('while True:\n    print("a runaway loop " * 10)\n',
+     "snippets/printer.py printed more than 65,536 bytes, more than a page shows. "
+     "Print less (a slice, a shape, a summary)."),
+], ids=["raw bytes", "a lone surrogate", "a runaway loop"])
+def test_output_a_page_cannot_show_is_refused(run, project: Path, source: str, message: str) -> None:
+    add_snippet(project, "printer", source)
+    before = snapshot(project / "outputs")
+    refused(record(run, project), message)
+    assert snapshot(project / "outputs") == before
+
+
+def test_offline_without_the_pinned_revision_says_how_to_get_it(run, project: Path, tmp_path: Path) -> None:
+    empty_home = tmp_path / "hf-home"
+    empty_home.mkdir()
+    before = snapshot(project / "outputs")
+    refused(record(run, project, "--force", env=offline_env(HF_HOME=str(empty_home))),
+            f"is not in the Hugging Face cache at {empty_home / 'hub'} and the hub cannot be reached",
+            "connect to the network and run `make record` again",
+            "point HF_HOME (or HF_HUB_CACHE) at a cache that holds it")
+    assert snapshot(project / "outputs") == before
+
+
+@pytest.mark.slow
+def test_weights_other_than_the_pinned_ones_are_never_recorded(run, project: Path, stand_in_cache: Path) -> None:
+    before = snapshot(project / "outputs")
+    weights = next(stand_in_cache.glob("models--gpt2/snapshots/*/model.safetensors"))
+    refused(record(run, project, "--force", env=offline_env(stand_in_cache)),
+            f"{weights} has sha256", "not the pinned GPT-2 weights", "is never recorded",
+            "run `make record` with network access")
+    assert snapshot(project / "outputs") == before
+
+
+def published(project: Path) -> dict[str, bytes]:
+    """What the site is built from: outputs/ without an unfinished transaction."""
+    return {name: data for name, data in snapshot(project / "outputs").items()
+            if not name.startswith(f"{store.TRANSACTION}/")}
+
+
+def restore(project: Path, files: dict[str, bytes]) -> None:
+    outputs = project / "outputs"
+    shutil.rmtree(outputs / store.TRANSACTION, ignore_errors=True)
+    for name in set(published(project)) - set(files):
+        (outputs / name).unlink()
+    for name, data in files.items():
+        (outputs / name).write_bytes(data)
+
+
+@pytest.mark.slow
+def test_a_record_run_killed_at_any_step_of_its_commit_loses_nothing(run, project: Path) -> None:
+    """Killed before each input/output call in turn: outputs/ stays the previous set or the
+    new one is complete once the next run finishes the transaction."""
+    add_snippet(project, "first", 'print("first")\n')
+    assert record(run, project).returncode == 0
+    previous = published(project)
+    # The run under test records `second` and drops `first`: it writes, replaces and removes.
+    (project / "snippets" / "first.py").unlink()
+    add_snippet(project, "second", 'print("second")\n')
+    staging = project / "outputs" / store.TRANSACTION
+    kills = 0
+    while True:
+        kills += 1
+        restore(project, previous)
+        killed = run("python", "-c", KILL_WHILE_COMMITTING, str(kills), cwd=project)
+        if killed.returncode == 0:
+            break
+        assert killed.returncode == -9, killed.stderr
+        left = published(project)
+        if (staging / store.READY).exists():
+            # Complete but not yet in place: the next run puts it there before anything else.
+            assert "interrupted record run. Run `make record` to finish it." in store.problems(project)[0].message
+            marker = json.loads((staging / store.READY).read_text())
+            expected = {name: data for name, data in left.items() if name not in marker["remove"]}
+            expected |= {path.name: path.read_bytes() for path in staging.iterdir() if path.name != store.READY}
+        else:
+            # Either nothing happened yet, or everything did.
+            expected = None if left == previous else left
+        rerun = run("python", "-c", KILL_WHILE_COMMITTING, "0", cwd=project)
+        assert rerun.returncode == 0, rerun.stderr
+        assert not staging.exists()
+        assert store.problems(project) == []
+        if expected is None:
+            assert "[1/1] snippets/second.py" in rerun.stdout
+        else:
+            assert published(project) == expected, f"killed before call {kills}"
+            assert "up to date" in rerun.stdout
+    assert kills > 20, "the commit made fewer input/output calls than expected"
+
+
+@pytest.mark.slow
+def test_a_second_record_run_is_refused_while_one_is_running(run, project: Path) -> None:
+    # The first run waits inside this snippet, holding the lock, until the test lets it go.
+    add_snippet(project, "waits", 'import pathlib, time\n\nwhile not pathlib.Path("release").exists():\n'
+                                  '    time.sleep(0.05)\nprint("released")\n')
+    lock = project / "outputs" / store.LOCK
+    first = subprocess.Popen([sys.executable, "-m", "recorder", "record"], cwd=project, env=offline_env(),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        while not (lock.exists() and lock.read_text() == str(first.pid)):
+            assert first.poll() is None, first.communicate()
+            time.sleep(0.05)
+        before = snapshot(project / "outputs")
+        refused(record(run, project),
+                f"another record run (pid {first.pid}) is writing outputs/. "
+                "Wait for it to finish, then run `make record` again.")
+        assert snapshot(project / "outputs") == before
+    finally:
+        (project / "release").touch()
+        stdout, stderr = first.communicate(timeout=120)
+    assert first.returncode == 0, stderr
+    assert (project / "outputs" / "waits.txt").read_text() == "released\n"
+    assert store.problems(project) == []
