@@ -2,17 +2,13 @@
 
 import torch
 
-# --8<-- [start:lookup]
-embedding_matrix = torch.tensor([
-    [ 0.2,  0.7, -0.1],  # cat: 0
-    [ 0.3,  0.8, -0.2],  # dog: 1
-    [-0.8,  0.1,  0.5],  # car: 2
-    [ 0.1, -0.4,  0.9],  # tree: 3
-    [-0.6,  0.3,  0.7],  # computer: 4
-])
+from toy_table import embedding_matrix
 
+# --8<-- [start:lookup]
 token_ids = torch.tensor([0, 1, 3])
+# --8<-- [start:select]
 embeddings = embedding_matrix[token_ids]
+# --8<-- [end:select]
 
 print(embeddings)
 # --8<-- [end:lookup]

@@ -13,7 +13,9 @@ loss = model(
     labels=input_ids,
 ).loss
 
+# --8<-- [start:backward]
 loss.backward()
+# --8<-- [end:backward]
 
 print(wte_weight.grad is not None)
 print(wte_weight.grad.shape)
