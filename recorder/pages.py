@@ -4,11 +4,16 @@ A page writes, each block directive alone on its line:
 
     {{ code FILE:SECTION }}      a snippet section as a code block
     {{ example FILE:SECTION }}   the same, followed by its recorded output and provenance
+    {{ figure FILE "ALT" }}      the SVG a snippet printed, inline, with its provenance
     {{ value NAME }}             inline: a named value read from a recorded output
+
+`code` and `example` take `highlight=SUBSECTION` after the section to highlight
+the lines of a section nested in it, so prose can point at one line by name.
 
 Recorded outputs never pass through Markdown: the Markdown gets a placeholder
 paragraph and `render_output` puts escaped HTML in its place afterwards, so
-an output holding `<script>`, Markdown or `--8<--` stays literal text.
+an output holding `<script>`, Markdown or `--8<--` stays literal text. A
+figure is inlined only after `inline_svg` allowed each of its elements.
 """
 
 from __future__ import annotations
@@ -21,16 +26,27 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.utils import get_relative_url
+from pymdownx.snippets import SnippetPreprocessor
 
+from recorder.inline_svg import UnsafeFigure, accessible_svg
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, SNIPPETS_DIR, short
 
 # Inline code and fenced blocks are skipped, so pages can show the syntax itself.
 _SKIPPED = r"(?ms:^[ \t]*(?P<fence>`{3,}|~{3,}).*?^[ \t]*(?P=fence)[ \t]*$)|(?P<ticks>`+)[^`\n].*?(?P=ticks)"
 _DIRECTIVE = re.compile(_SKIPPED + r"|(?P<indent>^[ \t]*)?\{\{(?P<body>.*?)\}\}(?P<rest>[ \t]*$)?", re.M)
-_ARGUMENT = re.compile(r"(?P<file>[a-z][a-z0-9_]*\.py)(?::(?P<section>[a-z][-_0-9a-z]*))?$")
+_FILE = r"(?P<file>[a-z][a-z0-9_]*\.py)"
+_SECTION_NAME = r"[a-z][-_0-9a-z]*"
+_ARGUMENT = re.compile(
+    _FILE + rf"(?::(?P<section>{_SECTION_NAME}))?(?:[ \t]+highlight=(?P<highlight>{_SECTION_NAME}))?$"
+)
+_FIGURE_ARGUMENT = re.compile(_FILE + r'[ \t]+"(?P<alt>[^"\n]+)"$')
+# The marker pattern pymdownx.snippets itself uses, so line numbers count what it includes.
+_SECTION_MARKER = SnippetPreprocessor.RE_SNIPPET_SECTION
 _VALUE_NAME = re.compile(r"[a-z][a-z0-9_]*$")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()>#+\-.!])")  # what Python-Markdown unescapes
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# The versions a reader needs to reproduce an output, in the order the provenance line names them.
+_PROVENANCE_VERSIONS = {"transformers": "transformers", "torch": "torch", "python": "Python"}
 
 
 class PageError(Exception):
@@ -91,16 +107,28 @@ def expand(markdown: str, page: str, recorded: Recorded, state: PageState, page_
             if not _VALUE_NAME.match(argument):
                 raise PageError(f"{page}: `{{{{ value {argument} }}}}` needs a value name.")
             return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(recorded.value(argument), quote=False))
-        if kind not in ("code", "example"):
-            raise PageError(f"{page}: unknown directive `{{{{{body}}}}}`. Use code, example or value.")
+        if kind not in ("code", "example", "figure"):
+            raise PageError(f"{page}: unknown directive `{{{{{body}}}}}`. Use code, example, figure or value.")
         indent = match.group("indent")
         if indent is None or match.group("rest") is None:
             raise PageError(f"{page}: `{{{{ {kind} ... }}}}` must stand alone on its own line.")
+        if kind == "figure":
+            figure = _FIGURE_ARGUMENT.match(argument)
+            if figure is None:
+                raise PageError(f'{page}: `{{{{ figure {argument} }}}}` needs FILE.py "alt text".')
+            check_include(recorded.root, figure.group("file"), None)
+            name = figure.group("file").removesuffix(".py")
+            return indent + state.placeholder(render_figure(recorded, name, figure.group("alt"), page_url))
         parsed = _ARGUMENT.match(argument)
         if parsed is None:
-            raise PageError(f"{page}: `{{{{ {kind} {argument} }}}}` needs FILE.py or FILE.py:SECTION.")
+            raise PageError(f"{page}: `{{{{ {kind} {argument} }}}}` needs FILE.py or FILE.py:SECTION, "
+                            "optionally followed by highlight=SUBSECTION.")
         check_include(recorded.root, parsed.group("file"), parsed.group("section"))
-        block = code_block(parsed.group("file"), parsed.group("section"))
+        highlighted = []
+        if parsed.group("highlight"):
+            highlighted = highlighted_lines(recorded.root, parsed.group("file"), parsed.group("section"),
+                                            parsed.group("highlight"))
+        block = code_block(parsed.group("file"), parsed.group("section"), highlighted)
         if kind == "example":
             name = parsed.group("file").removesuffix(".py")
             block += ["", state.placeholder(render_output(recorded, name, page_url))]
@@ -125,51 +153,99 @@ def check_include(root: Path, file: str, section: str | None) -> None:
             )
 
 
-def code_block(file: str, section: str | None) -> list[str]:
+def highlighted_lines(root: Path, file: str, section: str | None, subsection: str) -> list[int]:
+    """Where the lines of `subsection` fall in the code block that shows `section` (from 1).
+
+    pymdownx.snippets leaves every marker line out of what it includes, so
+    marker lines are not counted.
+    """
+    check_include(root, file, subsection)
+    inside, in_subsection, shown, numbers = section is None, False, 0, []
+    for line in (root / SNIPPETS_DIR / file).read_text(encoding="utf-8").splitlines():
+        marker = _SECTION_MARKER.match(line) if "8<-" in line else None
+        if marker and not marker.group("escape"):
+            starts = marker.group("type").lower() == "start"
+            if marker.group("name") == section:
+                if not starts:
+                    break
+                inside = True
+            elif marker.group("name") == subsection:
+                in_subsection = starts
+            continue
+        if inside:
+            shown += 1
+            if in_subsection:
+                numbers.append(shown)
+    if not numbers:
+        shown_part = f"section `{section}`" if section else "the file"
+        raise PageError(
+            f"{SNIPPETS_DIR}/{file}: section `{subsection}` holds no line of {shown_part}. "
+            f"Put [start:{subsection}] and [end:{subsection}] around the lines to highlight"
+            + (f", between [start:{section}] and [end:{section}]." if section else ".")
+        )
+    return numbers
+
+
+def code_block(file: str, section: str | None, highlighted: list[int]) -> list[str]:
     include = f"{file}:{section}" if section else file
-    return [f'```python title="{SNIPPETS_DIR}/{file}"', f'--8<-- "{include}"', "```"]
+    options = f' hl_lines="{" ".join(map(str, highlighted))}"' if highlighted else ""
+    return [f'```python title="{SNIPPETS_DIR}/{file}"{options}', f'--8<-- "{include}"', "```"]
 
 
 def render_output(recorded: Recorded, name: str, page_url: str) -> str:
     text = recorded.output(name)
     visible = _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text.rstrip("\n"))
+    output = (f'<div class="highlight"><span class="filename">Output</span>'
+              f"<pre><code>{html.escape(visible)}</code></pre></div>")
+    return _with_provenance(recorded, name, page_url, output, element="div", css_class="recorded-output")
+
+
+def render_figure(recorded: Recorded, name: str, alt: str, page_url: str) -> str:
+    try:
+        svg = accessible_svg(recorded.output(name), alt, figure_id=f"figure-{name}",
+                             output=f"{OUTPUTS_DIR}/{name}.txt", source=f"{SNIPPETS_DIR}/{name}.py")
+    except UnsafeFigure as error:
+        raise PageError(str(error)) from None
+    return _with_provenance(recorded, name, page_url, svg, element="figure", css_class="recorded-figure")
+
+
+def _with_provenance(recorded: Recorded, name: str, page_url: str, body: str, *,
+                     element: str, css_class: str) -> str:
+    """`body` in its block, after a warning if it is stale, and over its provenance line."""
     warning = ""
     if name in recorded.stale:
         warning = (f'<p class="recorded-output__stale"><strong>Stale output.</strong> '
                    f"{html.escape(recorded.stale[name])}</p>")
+    caption = "figcaption" if element == "figure" else "p"
     return (
-        f'<div class="recorded-output" data-snippet="{html.escape(name)}">{warning}'
-        f'<div class="highlight"><span class="filename">Output</span>'
-        f"<pre><code>{html.escape(visible)}</code></pre></div>"
-        f'<p class="provenance">{provenance(recorded.manifest[name], name, page_url)}</p></div>'
+        f'<{element} class="{css_class}" data-snippet="{html.escape(name)}">{warning}{body}'
+        f'<{caption} class="provenance">{provenance(recorded.manifest[name], name, page_url)}</{caption}>'
+        f"</{element}>"
     )
 
 
 def provenance(entry: dict[str, Any], name: str, page_url: str) -> str:
-    """One line saying where an output came from, in plain words."""
+    """One line saying where an output came from: who ran what, with which versions, when, from which file."""
     day = html.escape(str(entry["recorded_at"])[:10])
-    versions = entry.get("versions", {})
-    link = f'<a href="{get_relative_url(f"{SNIPPETS_DIR}/{name}.py", page_url)}">{SNIPPETS_DIR}/{name}.py</a>'
+    date = f'<time datetime="{day}">{day}</time>'
+    source = (f'Source: <a href="{get_relative_url(f"{SNIPPETS_DIR}/{name}.py", page_url)}">'
+              f"{SNIPPETS_DIR}/{name}.py</a>")
     model = entry.get("model")
+    gpt2 = f"GPT-2 <code>{MODEL_ID}@{short(model['revision'])}</code>" if model else "no model"
     if entry["origin"] == "published":
-        reported = entry["published"]["reported_with"]
-        libraries = ", ".join(f"{package} {version}" for package, version in reported.items())
-        return (
-            f"Published run of GPT-2 <code>{MODEL_ID}@{short(model['revision'])}</code> with "
-            f"{html.escape(libraries)}, reported with this article; not re-executed here, since "
-            f"building this site cannot load GPT-2's weights. Its weight-independent lines were "
-            f"checked against the snippet on {day}. Source: {link}"
-        )
-    parts = [f"Executed by the build on {day}"]
-    if model:
-        weights = model["files"]["model.safetensors"]
-        parts.append(f"GPT-2 <code>{MODEL_ID}@{short(model['revision'])}</code> "
-                     f"(weights sha256 <code>{weights[:12]}…</code>, verified)")
+        origin = "<strong>Article author's recorded run</strong>"
+        versions = entry["published"]["reported_with"]
+        notes = [f"not re-run by the build, which cannot download GPT-2's weights; "
+                 f"its weight-independent lines were checked on {date}"]
     else:
-        parts.append("no model needed")
-    parts += [f"{html.escape(package)} {html.escape(str(version))}" for package, version in versions.items()
-              if package in ("python", "torch", "transformers")]
-    return " · ".join(parts) + f" · Source: {link}"
+        origin = f"<strong>Executed by the build step</strong> on {date}"
+        versions = entry.get("versions", {})
+        if model:
+            gpt2 += f", weights sha256 <code>{model['files']['model.safetensors'][:12]}…</code> verified"
+        notes = []
+    named = [f"{label} {html.escape(str(versions[package]))}"
+             for package, label in _PROVENANCE_VERSIONS.items() if versions.get(package)]
+    return " · ".join([origin, gpt2, *named, *notes, source])
 
 
 def replace_placeholders(page_html: str, state: PageState) -> str:
