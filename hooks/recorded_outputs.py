@@ -1,7 +1,8 @@
 """MkDocs hook: embed recorded outputs in pages and refuse to build on any drift.
 
 `mkdocs build` fails when a snippet changed since its output was recorded,
-an output was edited by hand, or a page refers to something unrecorded. While
+an output or a companion notebook was edited by hand or not regenerated, or a
+page refers to something unrecorded. While
 previewing (`mkdocs serve`) the site still builds and the stale blocks carry a
 warning instead, so a writer can keep working without the model at hand.
 """
@@ -9,6 +10,7 @@ warning instead, so a writer can keep working without the model at hand.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from mkdocs.livereload import LiveReloadServer
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from recorder import store
+from recorder import notebook, store
 from recorder.pages import PageError, PageState, Recorded, expand, replace_placeholders
 from recorder.pinned import OUTPUTS_DIR, SNIPPETS_DIR
 
@@ -36,9 +38,15 @@ def on_startup(command: str, dirty: bool) -> None:
 def on_config(config: MkDocsConfig) -> None:
     global _recorded
     root = Path(config.config_file_path).parent
+    values = config.extra.get("recorded_values", {})
+    if not isinstance(values, dict) or not all(
+        isinstance(spec, dict) and set(spec) == {"output", "pattern"} for spec in values.values()
+    ):
+        raise PluginError("mkdocs.yml: each extra.recorded_values entry needs exactly `output` and `pattern`.")
     try:
         problems = store.problems(root)
-        manifest = store.read_manifest(root)
+        recorded = Recorded(root, store.read_manifest(root), values, {})
+        problems += notebook.problems(root, config, recorded)
     except store.RecordError as error:
         raise PluginError(str(error)) from None
     if problems and not _previewing:
@@ -46,12 +54,7 @@ def on_config(config: MkDocsConfig) -> None:
     # Logged below WARNING: `--strict` counts warnings and would stop the preview.
     for problem in problems:
         log.info("stale output, shown with a warning: %s", problem.message)
-    values = config.extra.get("recorded_values", {})
-    if not isinstance(values, dict) or not all(
-        isinstance(spec, dict) and set(spec) == {"output", "pattern"} for spec in values.values()
-    ):
-        raise PluginError("mkdocs.yml: each extra.recorded_values entry needs exactly `output` and `pattern`.")
-    _recorded = Recorded(root, manifest, values, {p.snippet: p.message for p in problems})
+    _recorded = replace(recorded, stale={p.snippet: p.message for p in problems})
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
@@ -63,7 +66,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    if "{{" not in markdown:
+    # Notebook pages arrive here as JSON; only Markdown pages hold directives.
+    if "{{" not in markdown or not page.file.src_uri.endswith(".md"):
         return markdown
     assert _recorded is not None, "on_config runs before any page"
     state = _pages[page.file.src_uri] = PageState()
@@ -74,6 +78,11 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
 
 
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    if page.file.src_uri.endswith(".ipynb"):
+        try:
+            return notebook.without_remote_loaders(html)
+        except PageError as error:
+            raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
     state = _pages.pop(page.file.src_uri, None)
     if state is None:
         return html

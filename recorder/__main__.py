@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from pathlib import Path
 
-from recorder import hub, store
+from recorder import hub, notebook, store
 from recorder.published import PublishedMismatch, attach
 from recorder.record import DEFAULT_TIMEOUT, record, run_all
 from recorder.runner import SnippetFailed, quiet_libraries
@@ -42,9 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "record":
             step = attach if args.published else record
-            step(root, force=args.force, timeout=args.timeout, report=lambda line: print(line, flush=True))
+            report = partial(print, flush=True)
+            step(root, force=args.force, timeout=args.timeout, report=report)
+            notebook.update(root, report)
         elif args.command == "check":
-            found = store.problems(root)
+            found = store.problems(root) + notebook.problems(root, *notebook.load(root))
             for problem in found:
                 print(problem.message, file=sys.stderr)
             return 1 if found else 0

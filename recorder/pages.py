@@ -53,12 +53,21 @@ class PageError(Exception):
     """A directive the build cannot resolve; the message names the page and the fix."""
 
 
+@dataclass(frozen=True)
+class Block:
+    kind: str  # "code" or "example"
+    file: str  # e.g. "row_lookup.py"
+    section: str | None
+
+
 @dataclass
 class PageState:
-    """Outputs waiting to replace their placeholders in one page's HTML."""
+    """One page's expansion: outputs waiting to replace their placeholders, and its blocks."""
 
     nonce: str = field(default_factory=lambda: secrets.token_hex(8))
     pending: dict[str, str] = field(default_factory=dict)
+    # Each code or example block, in page order: what the companion notebook shows.
+    blocks: list[Block] = field(default_factory=list)
 
     def placeholder(self, rendered_html: str) -> str:
         token = f"recorded-output-{self.nonce}-{len(self.pending)}"
@@ -124,6 +133,7 @@ def expand(markdown: str, page: str, recorded: Recorded, state: PageState, page_
             raise PageError(f"{page}: `{{{{ {kind} {argument} }}}}` needs FILE.py or FILE.py:SECTION, "
                             "optionally followed by highlight=SUBSECTION.")
         check_include(recorded.root, parsed.group("file"), parsed.group("section"))
+        state.blocks.append(Block(kind, parsed.group("file"), parsed.group("section")))
         highlighted = []
         if parsed.group("highlight"):
             highlighted = highlighted_lines(recorded.root, parsed.group("file"), parsed.group("section"),

@@ -128,6 +128,14 @@ def _write_synced(path: Path, data: bytes) -> None:
         os.fsync(stream.fileno())
 
 
+def replace_file(path: Path, data: bytes) -> None:
+    """Write a generated file whole or not at all: readers see the old bytes or the new."""
+    staged = path.with_name(f".{path.name}.tmp")
+    _write_synced(staged, data)
+    os.replace(staged, path)
+    _fsync_dir(path.parent)
+
+
 def recover(root: Path) -> None:
     """Finish a transaction that reached READY; discard one that did not."""
     staging = outputs_dir(root) / TRANSACTION

@@ -9,7 +9,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # What a project copy needs to record outputs and build the site.
-PROJECT_PARTS = ("docs", "hooks", "outputs", "published", "snippets", "mkdocs.yml")
+PROJECT_PARTS = ("docs", "hooks", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
+                 "requirements.txt")
 
 
 def offline_env(hub_cache: Path | None = None, **extra: str) -> dict[str, str]:
