@@ -1,0 +1,113 @@
+"""The GitHub Actions workflows pass actionlint (with ShellCheck on their scripts) and keep
+the rules of CONTRIBUTING.md: a pull request runs read-only, without secrets, never as
+`pull_request_target`; every action is pinned to a commit; only deployment writes."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from support import ROOT
+
+WORKFLOWS = ROOT / ".github" / "workflows"
+PULL_REQUEST = WORKFLOWS / "pull-request.yml"
+PUBLISH = WORKFLOWS / "publish.yml"
+# `uses: owner/repo[/path]@<40 hex> # vX.Y.Z`: a commit cannot be moved the way a tag can.
+PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$")
+READ_ONLY = {"read", "none"}
+
+
+def load(path: Path) -> dict[str, Any]:
+    workflow = yaml.safe_load(path.read_text(encoding="utf-8"))
+    # YAML 1.1 reads the key `on` as True.
+    workflow["on"] = workflow.pop(True, workflow.get("on"))
+    return workflow
+
+
+def actionlint(*paths: Path) -> subprocess.CompletedProcess[str]:
+    """actionlint from the venv, with the venv's ShellCheck on PATH for `run:` scripts."""
+    tools = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.run([str(tools / "actionlint"), "-no-color", *map(str, paths)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, check=False)
+
+
+def uses_lines(path: Path) -> list[str]:
+    """Each `uses:` value with its trailing comment, as written."""
+    return [match.group(1) for match in re.finditer(r"^\s*(?:-\s+)?uses:\s*(.+?)\s*$", path.read_text(), re.M)]
+
+
+def test_the_workflows_pass_actionlint() -> None:
+    result = actionlint(*sorted(WORKFLOWS.glob("*.yml")))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_and_shellcheck_do_report_mistakes(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yml"
+    broken.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    steps:\n"
+                      "      - run: echo \"${{ steps.nothing.outputs.value }}\"\n"
+                      "      - run: cd $HOME/a b\n")
+    found = actionlint(broken).stdout
+    assert "[expression]" in found and "[shellcheck]" in found, found
+
+
+@pytest.mark.parametrize("path", sorted(WORKFLOWS.glob("*.yml")), ids=lambda path: path.name)
+def test_every_action_is_pinned_to_a_commit(path: Path) -> None:
+    used = uses_lines(path)
+    assert used, f"{path.name} uses no action"
+    assert [line for line in used if not PINNED.match(line)] == []
+
+
+@pytest.mark.parametrize("path", sorted(WORKFLOWS.glob("*.yml")), ids=lambda path: path.name)
+def test_no_workflow_runs_in_the_base_repository_for_a_pull_request(path: Path) -> None:
+    assert "pull_request_target" not in load(path)["on"]
+
+
+def test_pull_requests_run_read_only_and_without_secrets() -> None:
+    workflow = load(PULL_REQUEST)
+    assert set(workflow["on"]) == {"pull_request"}
+    assert workflow["permissions"] == {"contents": "read"}
+    for name, job in workflow["jobs"].items():
+        assert set(job.get("permissions", {}).values()) <= READ_ONLY, name
+    assert "secrets." not in PULL_REQUEST.read_text()
+
+
+def test_pull_requests_test_and_build_from_the_committed_outputs() -> None:
+    steps = [step.get("run", "") for step in load(PULL_REQUEST)["jobs"]["test"]["steps"]]
+    assert ".ci/run" in steps  # installs requirements.txt and Chromium, then `make test`
+    assert ".venv/bin/python -m mkdocs build --strict" in steps
+    assert not [run for run in steps if "record" in run], "a pull request never re-records outputs"
+
+
+def test_only_the_deploy_job_writes_and_only_what_pages_needs() -> None:
+    workflow = load(PUBLISH)
+    assert set(workflow["on"]) == {"push", "workflow_dispatch"}
+    assert workflow["on"]["push"] == {"branches": ["main"]}
+    assert workflow["permissions"] == {"contents": "read"}
+    jobs = workflow["jobs"]
+    assert jobs["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+    for name, job in jobs.items():
+        if name != "deploy":
+            assert set(job.get("permissions", {}).values()) <= READ_ONLY, name
+
+
+def test_main_records_against_the_real_model_and_refuses_changed_outputs() -> None:
+    steps = load(PUBLISH)["jobs"]["build"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    cache = next(step for step in steps if step.get("uses", "").startswith("actions/cache/restore@"))
+    assert cache["with"]["path"] == "~/.cache/huggingface"
+    revision_step = next(step for step in steps if step.get("id") == "pin")
+    assert "from recorder.pinned import REVISION" in revision_step["run"]
+    assert "${{ steps.pin.outputs.revision }}" in cache["with"]["key"]
+    record = runs.index("make record")
+    check = next(number for number, run in enumerate(runs) if "git status --porcelain outputs/" in run)
+    build = runs.index(".venv/bin/python -m mkdocs build --strict")
+    assert steps.index(cache) < record < check < build
+    assert "exit 1" in runs[check]
