@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+NPM_STAMP := node_modules/.installed
 
 # make record FORCE=1 re-runs every snippet; PUBLISHED=1 attaches the article's
 # outputs for model snippets (offline); TIMEOUT=<seconds> per snippet.
@@ -21,6 +22,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
+# axe-core for the browser tests and Lighthouse for `make audit`, as package-lock.json pins them.
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
 record: $(STAMP) ## Re-run stale snippets and record their outputs (FORCE=1, PUBLISHED=1, TIMEOUT=s)
 	$(BIN)/python -m recorder record $(RECORD_FLAGS)
 
@@ -32,7 +38,7 @@ serve: $(STAMP) ## Live preview on http://127.0.0.1:8000, reloading on page and 
 	-$(BIN)/python -m recorder record $(RECORD_FLAGS)
 	$(BIN)/python -m mkdocs serve --strict
 
-test: $(STAMP) ## Run the test suite (snippets against a stand-in GPT-2, drift guard, docs)
+test: $(STAMP) $(NPM_STAMP) ## Run the test suite (snippets against a stand-in GPT-2, drift guard, docs, browser)
 	$(BIN)/python -m pytest
 
 clean: ## Remove the built site and caches (not .venv)

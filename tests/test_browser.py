@@ -1,0 +1,191 @@
+"""The built site in headless Chromium: what a reader sees and uses, offline and accessible."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Request, sync_playwright
+
+from support import ROOT, offline_env
+from tools.local_site import served
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+ARTIFACTS = ROOT / "test-artifacts"
+ARTICLE = "token-embeddings/"
+NOTEBOOK_PAGE = "notebooks/token-embeddings/"
+PAGES = ("", ARTICLE, NOTEBOOK_PAGE)
+MARKDOWN = (ROOT / "docs" / "token-embeddings.md").read_text(encoding="utf-8")
+BLOCKS = re.findall(r"^[ \t]*\{\{ (code|example) (\w+)\.py\b[^}]*\}\}[ \t]*$", MARKDOWN, re.M)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("site")
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
+                            cwd=ROOT, env=offline_env(), capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    return folder
+
+
+@pytest.fixture(scope="module")
+def base_url(site: Path) -> Iterator[str]:
+    with served(site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.is_file():
+        pytest.fail(f"{CHROMIUM} not found: the browser tests drive Debian's Chromium. "
+                    "Install it with `apt-get install chromium` (.ci/run does).")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+@dataclass
+class Visit:
+    """A browser tab on the local site that keeps every request URL and every error it saw."""
+
+    page: Page
+    base_url: str
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def open(self, path: str) -> Page:
+        response = self.page.goto(self.base_url + path, wait_until="networkidle")
+        assert response is not None and response.ok, f"{path}: HTTP {response and response.status}"
+        return self.page
+
+    def remote_requests(self) -> list[str]:
+        return [url for url in self.requests if not url.startswith((self.base_url, "data:", "blob:"))]
+
+
+@pytest.fixture
+def visit(browser: Browser, base_url: str) -> Iterator[Visit]:
+    context: BrowserContext = browser.new_context(
+        color_scheme="light", viewport={"width": 1280, "height": 900},
+        permissions=["clipboard-read", "clipboard-write"],
+    )
+    tab = Visit(context.new_page(), base_url)
+    tab.page.on("request", lambda request: tab.requests.append(request.url))
+    tab.page.on("console", lambda message: _console_error(tab, message))
+    tab.page.on("pageerror", lambda error: tab.errors.append(f"uncaught: {error}"))
+    tab.page.on("requestfailed", lambda request: _failed(tab, request))
+    yield tab
+    context.close()
+
+
+def _console_error(tab: Visit, message: ConsoleMessage) -> None:
+    if message.type == "error":
+        tab.errors.append(f"console: {message.text} ({message.location.get('url')})")
+
+
+def _failed(tab: Visit, request: Request) -> None:
+    tab.errors.append(f"request failed: {request.url} ({request.failure})")
+
+
+def markdown_headings(markdown: str) -> list[str]:
+    """Headings of a page's Markdown, outside fences, as plain text."""
+    unfenced = re.sub(r"(?ms)^```.*?^```[ \t]*$", "", markdown)
+    return [re.sub(r"[`*_]", "", text).strip() for text in re.findall(r"^#{1,6} (.+)$", unfenced, re.M)]
+
+
+def test_article_renders_its_headings_code_and_outputs(visit: Visit) -> None:
+    page = visit.open(ARTICLE)
+    shown = [text.replace("¶", "").strip()
+             for text in page.locator("article").locator("h1, h2, h3, h4, h5, h6").all_inner_texts()]
+    assert shown == markdown_headings(MARKDOWN)
+    code = page.locator("article .language-python.highlight")
+    assert code.count() == len(BLOCKS)
+    for block in code.all():
+        assert block.is_visible() and block.locator("code").inner_text().strip()
+    outputs = page.locator("article .recorded-output")
+    examples = [name for kind, name in BLOCKS if kind == "example"]
+    assert outputs.count() == len(examples)
+    for output, name in zip(outputs.all(), examples, strict=True):
+        assert output.get_attribute("data-snippet") == name
+        recorded = (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8")
+        assert output.locator("pre").inner_text().strip() == recorded.strip()
+        assert output.locator(".provenance").is_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "article.png"), full_page=True)
+
+
+def test_pages_load_with_no_error_and_nothing_from_another_host(visit: Visit) -> None:
+    for path in PAGES:
+        visit.open(path)
+    assert visit.requests, "no request was recorded"
+    assert visit.remote_requests() == []
+    assert visit.errors == []
+
+
+def test_notebook_page_renders_its_cells_and_offers_the_file(visit: Visit) -> None:
+    notebook = json.loads((ROOT / "docs" / "notebooks" / "token-embeddings.ipynb").read_text(encoding="utf-8"))
+    code_cells = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    page = visit.open(NOTEBOOK_PAGE)
+    inputs = page.locator(".jp-CodeCell .jp-InputArea-editor")  # two nested .jp-CodeCell per cell
+    assert inputs.count() == len(code_cells)
+    for shown, cell in zip(inputs.all(), code_cells, strict=True):
+        assert shown.inner_text().strip() == "".join(cell["source"]).strip()
+    download = page.get_by_role("link", name=re.compile("Download the notebook"))
+    href = download.get_attribute("href")
+    assert href and href.endswith(".ipynb")
+    response = page.request.get(visit.base_url + NOTEBOOK_PAGE + href)
+    assert response.ok and response.json() == notebook
+
+
+def test_copy_button_copies_the_code(visit: Visit) -> None:
+    page = visit.open(ARTICLE)
+    block = page.locator("article .language-python.highlight").first
+    block.hover()
+    block.get_by_title("Copy to clipboard").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.strip() == block.locator("code").inner_text().strip()
+    assert "from_pretrained" in copied
+
+
+def test_palette_toggle_switches_to_dark_and_back(visit: Visit) -> None:
+    page = visit.open(ARTICLE)
+    scheme = "body[data-md-color-scheme='{}']"
+    assert page.locator(scheme.format("default")).count() == 1
+    page.get_by_title("Switch to dark mode").click()
+    page.wait_for_selector(scheme.format("slate"))
+    page.get_by_title("Switch to light mode").click()
+    page.wait_for_selector(scheme.format("default"))
+
+
+def test_search_finds_a_word_offline(visit: Visit) -> None:
+    page = visit.open(ARTICLE)
+    page.get_by_role("textbox", name="Search").click()
+    page.keyboard.type("backpropagation")
+    result = page.locator(".md-search-result__item").first
+    result.wait_for(state="visible", timeout=10_000)
+    assert "token-embeddings" in (result.locator("a").first.get_attribute("href") or "")
+    assert visit.remote_requests() == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_article_has_no_serious_accessibility_violations(visit: Visit, scheme: str) -> None:
+    if not AXE.is_file():
+        pytest.fail(f"{AXE.relative_to(ROOT)} not found: run `npm ci` (`make test` does it).")
+    visit.page.emulate_media(color_scheme=scheme)
+    page = visit.open(ARTICLE)
+    page.add_script_tag(path=str(AXE))
+    violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    serious = [f"{v['id']} ({v['impact']}): {v['help']} at {[node['target'] for node in v['nodes']]}"
+               for v in violations if v["impact"] in ("serious", "critical")]
+    assert not serious, "\n".join(serious)
