@@ -41,5 +41,8 @@ serve: $(STAMP) ## Live preview on http://127.0.0.1:8000, reloading on page and 
 test: $(STAMP) $(NPM_STAMP) ## Run the test suite (snippets against a stand-in GPT-2, drift guard, docs, browser)
 	$(BIN)/python -m pytest
 
+audit: site $(NPM_STAMP) ## Print Lighthouse's scores for the article page, served on 127.0.0.1
+	$(BIN)/python -m tools.audit
+
 clean: ## Remove the built site and caches (not .venv)
 	rm -rf site .pytest_cache .coverage .coverage.* test-artifacts
