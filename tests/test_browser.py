@@ -179,11 +179,12 @@ def test_search_finds_a_word_offline(visit: Visit) -> None:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_article_has_no_serious_accessibility_violations(visit: Visit, scheme: str) -> None:
+@pytest.mark.parametrize("path", [ARTICLE, NOTEBOOK_PAGE])
+def test_no_serious_accessibility_violations(visit: Visit, path: str, scheme: str) -> None:
     if not AXE.is_file():
         pytest.fail(f"{AXE.relative_to(ROOT)} not found: run `npm ci` (`make test` does it).")
     visit.page.emulate_media(color_scheme=scheme)
-    page = visit.open(ARTICLE)
+    page = visit.open(path)
     page.add_script_tag(path=str(AXE))
     violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
     serious = [f"{v['id']} ({v['impact']}): {v['help']} at {[node['target'] for node in v['nodes']]}"
