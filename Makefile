@@ -44,5 +44,8 @@ test: $(STAMP) $(NPM_STAMP) ## Run the test suite (snippets against a stand-in G
 audit: site $(NPM_STAMP) ## Print Lighthouse's scores for the article page, served on 127.0.0.1
 	$(BIN)/python -m tools.audit
 
+bench: $(STAMP) ## Time the build against the limit and mkdocs-jupyter; writes bench/results.json
+	$(BIN)/python -m bench.run
+
 clean: ## Remove the built site and caches (not .venv)
 	rm -rf site .pytest_cache .coverage .coverage.* test-artifacts

@@ -1,0 +1,45 @@
+"""The benchmark's throwaway copy of the project, the only place it records stand-in outputs."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]
+MARKER = ".benchmark-copy"
+
+
+class NotACopy(Exception):
+    """A folder the benchmark may not record into; the message says why."""
+
+
+def project_files() -> list[str]:
+    """The project as its working tree has it: tracked and new files, not ignored ones."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=PROJECT, capture_output=True, check=True).stdout
+    return [name for name in listed.decode().split("\0") if name and (PROJECT / name).is_file()]
+
+
+def make(destination: Path) -> Path:
+    """Copy the project into the new folder `destination` and mark it as the benchmark's."""
+    for name in project_files():
+        (destination / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(PROJECT / name, destination / name)
+    (destination / MARKER).write_text(
+        "A throwaway copy made by `make bench`: its outputs come from a stand-in checkpoint.\n",
+        encoding="utf-8",
+    )
+    return destination
+
+
+def require(root: Path) -> Path:
+    """`root`, resolved, if it is a benchmark copy; never the project itself."""
+    resolved = root.resolve()
+    if resolved == PROJECT:
+        raise NotACopy(f"{resolved} is the project itself: stand-in outputs never go into its "
+                       f"outputs/. Run `make bench`, which records into a temporary copy.")
+    if not (resolved / MARKER).is_file():
+        raise NotACopy(f"{resolved} is not a copy made by the benchmark (it has no {MARKER}). "
+                       "Run `make bench`, which makes its own temporary copy.")
+    return resolved
