@@ -4,5 +4,7 @@
 vocabulary_size = 50_257
 embedding_width = 768
 
-print(f"{vocabulary_size:,} × {embedding_width:,} = {vocabulary_size * embedding_width:,}")
+parameters = vocabulary_size * embedding_width
+
+print(f"{vocabulary_size:,} × {embedding_width:,} = {parameters:,}")
 # --8<-- [end:count]
