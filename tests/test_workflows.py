@@ -98,7 +98,7 @@ def test_only_the_deploy_job_writes_and_only_what_pages_needs() -> None:
             assert set(job.get("permissions", {}).values()) <= READ_ONLY, name
 
 
-def test_main_records_against_the_real_model_and_refuses_changed_outputs() -> None:
+def test_main_refuses_uncommitted_outputs_and_outputs_the_real_model_does_not_print() -> None:
     steps = load(PUBLISH)["jobs"]["build"]["steps"]
     runs = [step.get("run", "") for step in steps]
     cache = next(step for step in steps if step.get("uses", "").startswith("actions/cache/restore@"))
@@ -106,8 +106,10 @@ def test_main_records_against_the_real_model_and_refuses_changed_outputs() -> No
     revision_step = next(step for step in steps if step.get("id") == "pin")
     assert "from recorder.pinned import REVISION" in revision_step["run"]
     assert "${{ steps.pin.outputs.revision }}" in cache["with"]["key"]
+    committed = next(number for number, run in enumerate(runs) if "python -m recorder check" in run)
     record = runs.index("make record")
-    check = next(number for number, run in enumerate(runs) if "git status --porcelain outputs/" in run)
+    check = next(number for number, run in enumerate(runs) if "git --no-pager diff --exit-code -- 'outputs/*.txt'" in run)
     build = runs.index(".venv/bin/python -m mkdocs build --strict")
-    assert steps.index(cache) < record < check < build
+    assert committed < record < check < build
+    assert steps.index(cache) < record
     assert "exit 1" in runs[check]
