@@ -88,7 +88,9 @@ class Recorded:
         path = self.root / OUTPUTS_DIR / f"{name}.txt"
         if name not in self.manifest or not path.exists():
             raise PageError(f"snippets/{name}.py has no recorded output. Run `make record`.")
-        return path.read_text(encoding="utf-8")
+        # Recorded outputs are valid UTF-8; one edited by hand may not be, and the
+        # preview must still render it (beside its stale warning) rather than crash.
+        return path.read_text(encoding="utf-8", errors="replace")
 
     def value(self, name: str) -> str:
         spec = self.values.get(name)
