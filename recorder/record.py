@@ -91,6 +91,9 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
         if any(snippet.needs_model for snippet in targets):
             online = _configure_hub(root, targets)
             report(f"GPT-2 {MODEL_ID}@{REVISION[:7]}: {'hub reachable' if online else 'offline, from the local cache'}")
+            cached = None if online else hub.cached_weights()
+            if cached is not None:  # nothing will be downloaded: hash it while the snippets run
+                hub.hash_ahead(cached.parent)
         runs = run_all(root, targets, timeout=timeout, report=report)
         model = None
         if any(run.snippet.needs_model for run in runs):

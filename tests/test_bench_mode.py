@@ -1,16 +1,21 @@
-"""Stand-in weights are recorded only by the benchmark, and only into its own throwaway copy."""
+"""What `make bench` relies on: stand-in weights recorded only into its own throwaway copy,
+the weights' check hashed ahead without ever missing a change, and a `make site` that
+runs the record step only when something it reads changed."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from bench import project_copy
+from recorder import hub
 from recorder.checkpoint import snapshot_dir
-from recorder.snippets import sha256_file
+from recorder.snippets import sha256_bytes, sha256_file
 from support import ROOT, offline_env, snapshot
 
 
@@ -54,3 +59,38 @@ def test_the_benchmark_mode_records_the_stand_in_into_its_copy(run, tmp_path: Pa
     assert entry["origin"] == "executed"
     weights = snapshot_dir(stand_in_cache) / "model.safetensors"
     assert entry["model"]["files"]["model.safetensors"] == sha256_file(weights)
+
+
+def test_weights_hashed_ahead_are_hashed_again_if_replaced_meanwhile(tmp_path: Path) -> None:
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"loaded")
+    hub.hash_ahead(tmp_path)
+    assert hub.snapshot_digests(tmp_path) == {weights.name: sha256_bytes(b"loaded")}
+
+    hub.hash_ahead(tmp_path)
+    weights.write_bytes(b"replaced while hashing")
+    assert hub.snapshot_digests(tmp_path) == {weights.name: sha256_bytes(b"replaced while hashing")}
+
+
+def make_site_dry_run(run, copy: Path, *flags: str) -> list[str]:
+    """The commands `make site` would run in `copy`, with this venv taken as installed."""
+    venv = Path(sys.prefix)
+    result = run("make", "--dry-run", "--no-print-directory", f"VENV={venv}",
+                 f"--assume-old={venv / '.installed'}", "site", *flags, cwd=copy)
+    assert result.returncode == 0, result.stderr
+    return [line.strip() for line in result.stdout.splitlines() if "-m recorder" in line or "-m mkdocs" in line]
+
+
+def test_make_site_runs_the_record_step_only_when_something_it_reads_changed(run, tmp_path: Path) -> None:
+    copy = project_copy.make(tmp_path / "copy")
+    record, build = f"{sys.prefix}/bin/python -m recorder record", f"{sys.prefix}/bin/python -m mkdocs build --strict"
+    assert make_site_dry_run(run, copy) == [record, build]
+
+    recorded = copy / "outputs" / ".recorded"
+    recorded.touch()
+    assert make_site_dry_run(run, copy) == [build]
+    assert make_site_dry_run(run, copy, "FORCE=1") == [f"{record} --force", build]
+
+    later = recorded.stat().st_mtime + 10
+    os.utime(copy / "snippets" / "parameter_count.py", (later, later))
+    assert make_site_dry_run(run, copy) == [record, build]
