@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -47,8 +47,12 @@ def notebook_path(config: MkDocsConfig, page: str) -> Path:
 
 
 def load(root: Path) -> tuple[MkDocsConfig, Recorded]:
-    """The site's configuration and recorded outputs, as the build reads them."""
-    config = load_config(config_file=str(root / "mkdocs.yml"))
+    """The site's configuration and recorded outputs, as the build reads them.
+
+    Without the plugins: no notebook depends on them, and loading them
+    (mkdocs-jupyter above all) would cost every record run a second.
+    """
+    config = load_config(config_file=str(root / "mkdocs.yml"), plugins=[])
     return config, Recorded(root, store.read_manifest(root), config.extra.get("recorded_values", {}), {})
 
 
@@ -176,13 +180,18 @@ def _pins(root: Path, imports: dict[str, str]) -> list[str]:
     """`NAME==VERSION` from requirements.txt for each installed package the imports need."""
     text = (root / REQUIREMENTS).read_text(encoding="utf-8")
     pinned = {_canonical(match["name"]): match.group(0) for match in _PIN.finditer(text)}
-    distributions = metadata.packages_distributions()
+    distributions: Mapping[str, list[str]] = {}
     wanted = set()
     for statement, file in imports.items():
         module = _module_of(statement).split(".")[0]
         if module in sys.stdlib_module_names:
             continue
-        pins = [pinned[name] for name in map(_canonical, distributions.get(module, [module])) if name in pinned]
+        # Most packages are named like their module; only the others need the slow map
+        # of every installed package's files.
+        if _canonical(module) not in pinned:
+            distributions = distributions or metadata.packages_distributions()
+        names = distributions.get(module, [module])
+        pins = [pinned[name] for name in map(_canonical, names) if name in pinned]
         if not pins:
             raise store.RecordError(
                 f"{SNIPPETS_DIR}/{file} imports `{module}`, which {REQUIREMENTS} does not pin. "
