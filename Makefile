@@ -27,10 +27,23 @@ $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
 
+# What the record step reads. `make site` runs it only when one of these changed since it
+# last succeeded (FORCE=1 and PUBLISHED=1 always run it); the build refuses any drift anyway.
+RECORD_INPUTS := mkdocs.yml requirements.txt \
+	$(wildcard recorder/*.py snippets/*.py published/* outputs/* docs/*.md docs/notebooks/*)
+RECORDED := outputs/.recorded
+ifneq ($(FORCE)$(PUBLISHED),)
+.PHONY: $(RECORDED)
+endif
+
 record: $(STAMP) ## Re-run stale snippets and record their outputs (FORCE=1, PUBLISHED=1, TIMEOUT=s)
 	$(BIN)/python -m recorder record $(RECORD_FLAGS)
+	@touch $(RECORDED)
 
-site: record ## Record what is stale, then build the site strictly into site/
+$(RECORDED): $(STAMP) $(RECORD_INPUTS)
+	@$(MAKE) --no-print-directory record
+
+site: $(RECORDED) ## Record what is stale, then build the site strictly into site/
 	$(BIN)/python -m mkdocs build --strict
 
 # Recording may fail (no model here): the preview then marks the stale outputs instead.
