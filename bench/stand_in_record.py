@@ -1,4 +1,4 @@
-"""`make record FORCE=1` inside the benchmark's copy, accepting the stand-in checkpoint.
+"""`make record FORCE=1` in the benchmark's copy of the project, accepting the stand-in checkpoint.
 
 The stand-in has GPT-2's architecture but random weights, so the record
 step's command line refuses it by sha256. Here the weights are hashed as
@@ -11,10 +11,11 @@ marked is accepted: nothing run from here can write the project's outputs/.
 from __future__ import annotations
 
 import sys
+from functools import partial
 from pathlib import Path
 
 from bench import project_copy
-from recorder import hub
+from recorder import hub, notebook
 from recorder.__main__ import FAILURES
 from recorder.record import record
 
@@ -25,8 +26,9 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         root = project_copy.require(Path(argv[0]))
-        record(root, force=True, report=lambda line: print(line, flush=True),
-               verify_weights=hub.snapshot_digests)
+        report = partial(print, flush=True)
+        record(root, force=True, report=report, verify_weights=hub.snapshot_digests)
+        notebook.update(root, report)  # as `python -m recorder record` does after recording
     except (project_copy.NotACopy, *FAILURES) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
