@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,10 +23,15 @@ def project_files() -> list[str]:
 
 
 def make(destination: Path) -> Path:
-    """Copy the project into the new folder `destination` and mark it as the benchmark's."""
+    """Copy the project into the new folder `destination` and mark it as the benchmark's.
+
+    The copies date from the epoch: older than the venv's stamp, so `make` in the
+    copy never reinstalls the venv (into which it would install the copy).
+    """
     for name in project_files():
         (destination / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(PROJECT / name, destination / name)
+        shutil.copyfile(PROJECT / name, destination / name)
+        os.utime(destination / name, (0, 0))
     (destination / MARKER).write_text(
         "A throwaway copy made by `make bench`: its outputs come from a stand-in checkpoint.\n",
         encoding="utf-8",

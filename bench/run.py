@@ -32,6 +32,7 @@ CREATE_STAND_IN = ("import sys; from pathlib import Path; from recorder import c
                    "checkpoint.create(Path(sys.argv[1]), seed=1, n_layer=12)")
 PLAIN_CONFIG_FILE = "mkdocs-plain.yml"
 RECORDED = "outputs/.recorded"  # the Makefile's mark of a successful record step
+INSTALLED = Path(sys.prefix) / ".installed"  # the Makefile's mark of an installed venv
 TORCH_FREE = "snippets/parameter_count.py"  # imports nothing
 MODEL_FREE = "snippets/row_lookup.py"  # imports torch, loads no model
 RATIOS = [
@@ -75,11 +76,8 @@ class Bench:
 
     def make_site(self, *, profile_imports: bool = False, just_recorded: bool = False) -> Finished:
         """`make site` in the copy; `just_recorded` leaves only the build to it, as after a forced record."""
-        # This venv, taken as it is: the copy's `make` must never reinstall it.
-        venv = Path(sys.prefix)
-        up_to_date = [venv / ".installed", *([RECORDED] if just_recorded else [])]
-        return self._run("make", "--no-print-directory", f"VENV={venv}",
-                         *(f"--assume-old={path}" for path in up_to_date), "site",
+        return self._run("make", "--no-print-directory", f"VENV={sys.prefix}",
+                         *([f"--assume-old={RECORDED}"] if just_recorded else []), "site",
                          cwd=self.copy, profile_imports=profile_imports)
 
     def plain_build(self) -> Finished:
@@ -168,6 +166,10 @@ def measure_rounds(bench: Bench) -> dict[str, list[Sample]]:
 
 
 def main() -> int:
+    if not INSTALLED.exists():
+        print(f"error: {INSTALLED} is missing: this venv was not installed by the Makefile, and `make "
+              "site` in the benchmark's copy would reinstall it. Run `make bench`.", file=sys.stderr)
+        return 1
     try:
         with tempfile.TemporaryDirectory(prefix="gpt2-bench-") as folder:
             print(f"preparing {folder}: a full-size stand-in GPT-2, a copy of the project, the peer's site",
