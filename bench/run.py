@@ -6,6 +6,15 @@ copy of the project that only the benchmark's record step may fill from it,
 the limit's script and the peer's site. The variants take turns, ROUNDS
 times, each round starting one variant later; the table shows medians.
 
+- limit: one plain `python` running the snippets' code inline, the model loaded once;
+- cold record: `make record FORCE=1`, in benchmark mode (`bench.stand_in_record`);
+- cold make site: the same, then what is left of `make site`: the build;
+- naive: `python snippets/NAME.py` for each snippet;
+- peer: the snippets as one jupytext page that mkdocs-jupyter executes, cache off;
+- no-op make site: `make site` with nothing changed, against a plain build of the
+  same pages without the hook (its directives then stay as text);
+- one change: `make site` after editing a snippet that imports nothing.
+
     python -m bench.run
 
 Where a ratio misses its goal, run the variant's command under pyinstrument to
@@ -19,6 +28,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable
+from functools import reduce
 from pathlib import Path
 
 from bench import checks, measure, project_copy, report
@@ -88,12 +98,8 @@ class Bench:
         return self._run(sys.executable, "-m", "mkdocs", "build", "--strict", cwd=self.peer_site)
 
     def naive(self) -> Sample:
-        samples = [self._run(sys.executable, snippet.relative(self.copy), cwd=self.copy).sample
-                   for snippet in discover(self.copy).values()]
-        total = samples[0]
-        for sample in samples[1:]:
-            total = total.then(sample)
-        return total
+        return reduce(Sample.then, (self._run(sys.executable, snippet.relative(self.copy), cwd=self.copy).sample
+                                    for snippet in discover(self.copy).values()))
 
     def edit(self, source: str) -> None:
         """A change to the snippet's source that leaves what it prints as it was."""
