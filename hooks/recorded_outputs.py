@@ -30,6 +30,11 @@ _recorded: Recorded | None = None
 _pages: dict[str, PageState] = {}
 
 
+def _root(config: MkDocsConfig) -> Path:
+    # Absolute, so paths shown in messages work whatever `-f` was given.
+    return Path(config.config_file_path).resolve().parent
+
+
 def on_startup(command: str, dirty: bool) -> None:
     global _previewing
     _previewing = command == "serve"
@@ -37,7 +42,7 @@ def on_startup(command: str, dirty: bool) -> None:
 
 def on_config(config: MkDocsConfig) -> None:
     global _recorded
-    root = Path(config.config_file_path).parent
+    root = _root(config)
     values = config.extra.get("recorded_values", {})
     if not isinstance(values, dict) or not all(
         isinstance(spec, dict) and set(spec) == {"output", "pattern"} for spec in values.values()
@@ -59,7 +64,7 @@ def on_config(config: MkDocsConfig) -> None:
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Publish the snippet sources, so each output can link to the file that printed it."""
-    root = Path(config.config_file_path).parent
+    root = _root(config)
     for path in sorted((root / SNIPPETS_DIR).glob("*.py")):
         files.append(File.generated(config, f"{SNIPPETS_DIR}/{path.name}", abs_src_path=str(path)))
     return files
@@ -93,7 +98,7 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
 
 
 def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
-    root = Path(config.config_file_path).parent
+    root = _root(config)
     for folder in (SNIPPETS_DIR, OUTPUTS_DIR):
         server.watch(str(root / folder))
     return server

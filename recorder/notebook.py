@@ -10,6 +10,7 @@ like any other drift.
 from __future__ import annotations
 
 import ast
+import os
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -139,8 +140,8 @@ def _section_reader(config: MkDocsConfig) -> Callable[[Block], str]:
     """Reads a block's code exactly as the page's `--8<--` include does, with its settings."""
     settings = dict(config.mdx_configs.get("pymdownx.snippets", {}))
     bases = settings.get("base_path", ["."])
-    folder = Path(config.config_file_path).parent
-    settings["base_path"] = [str(folder / base) for base in ([bases] if isinstance(bases, str) else bases)]
+    # As pymdownx.snippets resolves them: `!relative $config_dir/...` or relative to the working folder.
+    settings["base_path"] = [os.path.abspath(base) for base in ([bases] if isinstance(bases, str) else bases)]
     reader = Markdown(extensions=["pymdownx.snippets"],
                       extension_configs={"pymdownx.snippets": settings}).preprocessors["snippet"]
 
