@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 
 from bench import project_copy
-from recorder import hub, notebook
+from recorder import hub
 from recorder.__main__ import FAILURES
 from recorder.record import record
 
@@ -28,7 +28,6 @@ def main(argv: list[str]) -> int:
         root = project_copy.require(Path(argv[0]))
         report = partial(print, flush=True)
         record(root, force=True, report=report, verify_weights=hub.snapshot_digests)
-        notebook.update(root, report)  # as `python -m recorder record` does after recording
     except (project_copy.NotACopy, *FAILURES) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

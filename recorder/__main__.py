@@ -45,7 +45,6 @@ def main(argv: list[str] | None = None) -> int:
             step = attach if args.published else record
             report = partial(print, flush=True)
             step(root, force=args.force, timeout=args.timeout, report=report)
-            notebook.update(root, report)
         elif args.command == "check":
             found = store.problems(root) + notebook.problems(root, *notebook.load(root))
             for problem in found:

@@ -19,10 +19,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from recorder import checkpoint, store
+from recorder import checkpoint
 from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION
-from recorder.record import Report, entry, save, stale
-from recorder.snippets import Snippet, discover
+from recorder.record import Report, entry, recording, save, stale
+from recorder.snippets import Snippet
 
 # What the article states its outputs were produced with.
 PUBLISHED_WITH = {"transformers": "5.17.0"}
@@ -85,9 +85,7 @@ def trial_outputs(root: Path, names: list[str], hub_cache: Path, timeout: float)
 
 
 def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
-    with store.exclusive(root):
-        store.recover(root)
-        snippets = discover(root)
+    with recording(root, report) as snippets:
         targets = [s for s in stale(root, snippets, force=force) if s.needs_model]
         if not targets:
             report("every model snippet's output is up to date; nothing to attach.")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import platform
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from recorder import hub, store
+from recorder import hub, notebook, store
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, PUBLISHED_DIR, REVISION, SNIPPETS_DIR
 from recorder.runner import Run, quiet_libraries, run_one
 from recorder.snippets import Snippet, discover, key_for, sha256_bytes, source_hashes, versions_for
@@ -21,6 +22,19 @@ VerifyWeights = Callable[[Path], dict[str, str]]
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@contextmanager
+def recording(root: Path, report: Report) -> Iterator[dict[str, Snippet]]:
+    """Hold the record lock with any interrupted run finished, and yield the snippets.
+
+    The companion notebooks are brought up to date before the lock is let go,
+    so they never lag behind the outputs; a failed run leaves them as they were.
+    """
+    with store.exclusive(root):
+        store.recover(root)
+        yield discover(root)
+        notebook.update(root, report)
 
 
 def stale(root: Path, snippets: dict[str, Snippet], *, force: bool) -> list[Snippet]:
@@ -78,12 +92,11 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
     Only the benchmark passes another `verify_weights`, on a throwaway copy of
     the project; the command line always verifies against the pinned sha256.
     """
-    with store.exclusive(root):
-        store.recover(root)
-        snippets = discover(root)
+    with recording(root, report) as snippets:
+        previous = store.read_manifest(root)
         targets = stale(root, snippets, force=force)
-        targets += [s for s in _published_to_confirm(snippets, store.read_manifest(root)) if s not in targets]
-        dropped = set(store.read_manifest(root)) - set(snippets)
+        targets += [s for s in _published_to_confirm(snippets, previous) if s not in targets]
+        dropped = set(previous) - set(snippets)
         if not targets and not dropped:
             report(f"{OUTPUTS_DIR}/ is up to date ({len(snippets)} snippets).")
             return 0
@@ -99,7 +112,6 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
         if any(run.snippet.needs_model for run in runs):
             snapshot = hub.loaded_snapshot((root / SNIPPETS_DIR).resolve(), [run.namespace for run in runs])
             model = {"id": MODEL_ID, "revision": REVISION, "files": verify_weights(snapshot)}
-        previous = store.read_manifest(root)
         fresh = {}
         for run in runs:
             before = previous.get(run.snippet.name)

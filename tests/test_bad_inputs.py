@@ -40,7 +40,10 @@ def count_io(frame, event, function):
 
 def commit(*args, **kwargs):
     sys.setprofile(count_io)
-    return original(*args, **kwargs)
+    try:
+        return original(*args, **kwargs)
+    finally:
+        sys.setprofile(None)
 
 original, store.commit = store.commit, commit
 record(Path.cwd())
