@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR
-from recorder.snippets import Snippet, discover, key_for, sha256_bytes, sha256_file, source_hashes
+from recorder.snippets import Snippet, discover, key_for, sha256_file, source_hashes
 
 TRANSACTION = ".transaction"
 READY = "READY"
@@ -161,9 +161,7 @@ def commit(root: Path, files: dict[str, bytes], remove: list[str]) -> None:
     staging.mkdir(parents=True)
     for name, data in files.items():
         _write_synced(staging / name, data)
-    _write_synced(staging / (READY + ".tmp"), json.dumps({"remove": remove}).encode())
-    os.replace(staging / (READY + ".tmp"), staging / READY)
-    _fsync_dir(staging)
+    replace_file(staging / READY, json.dumps({"remove": remove}).encode())
     recover(root)
 
 
@@ -192,7 +190,3 @@ def exclusive(root: Path) -> Iterator[None]:
             yield
         finally:
             handle.truncate(0)
-
-
-def output_entry_digest(data: bytes) -> str:
-    return sha256_bytes(data)
