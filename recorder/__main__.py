@@ -9,10 +9,10 @@ from functools import partial
 from pathlib import Path
 
 from recorder import hub, notebook, store
-from recorder.published import PublishedMismatch, attach
-from recorder.record import DEFAULT_TIMEOUT, record, run_all
-from recorder.runner import SnippetFailed, quiet_libraries
-from recorder.snippets import SnippetError, discover
+from recorder.published import PublishedMismatch, attach, run_trials
+from recorder.record import DEFAULT_TIMEOUT, record
+from recorder.runner import SnippetFailed
+from recorder.snippets import SnippetError
 
 FAILURES = (store.RecordError, SnippetFailed, SnippetError, hub.ModelUnavailable,
             hub.WrongWeights, PublishedMismatch)
@@ -31,8 +31,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
     commands.add_parser("check", help="list recorded outputs that disagree with the snippets")
 
-    trial = commands.add_parser("trial", help="print snippet outputs as JSON; records nothing")
+    trial = commands.add_parser("trial", help="print snippet outputs as JSON, one object per cache; records nothing")
     trial.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+    trial.add_argument("--hub-cache", type=Path, action="append", required=True,
+                       help="a Hugging Face cache holding a stand-in checkpoint (repeatable)")
     trial.add_argument("names", nargs="+")
     return parser.parse_args(argv)
 
@@ -51,14 +53,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(problem.message, file=sys.stderr)
             return 1 if found else 0
         else:
-            quiet_libraries()
-            snippets = discover(root)
-            unknown = [name for name in args.names if name not in snippets]
-            if unknown:
-                raise SnippetError(f"no snippets/{unknown[0]}.py. Known: {', '.join(snippets)}")
-            runs = run_all(root, (snippets[name] for name in args.names), timeout=args.timeout,
-                           report=lambda line: print(line, file=sys.stderr))
-            print(json.dumps({run.snippet.name: run.stdout.decode() for run in runs}))
+            outputs = run_trials(root, args.names, args.hub_cache, timeout=args.timeout,
+                                 report=lambda line: print(line, file=sys.stderr))
+            print(json.dumps(outputs))
     except FAILURES as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, WEIGHTS_SHA256
+from recorder.runner import snippet_modules
 from recorder.snippets import sha256_file
 
 PROBE_SECONDS = 3.0
@@ -71,6 +72,14 @@ def configure() -> bool:
     return online
 
 
+def use_cache(hub_cache: Path) -> None:
+    """Make `from_pretrained` look in `hub_cache` from now on, even once the hub library is imported."""
+    os.environ["HF_HUB_CACHE"] = str(hub_cache)
+    constants = sys.modules.get("huggingface_hub.constants")
+    if constants is not None:  # it read the variable when it was imported; the loaders read it here
+        constants.HF_HUB_CACHE = str(hub_cache)
+
+
 def model_within_reach() -> bool:
     """Whether GPT-2 could be loaded now, judged without importing any hub library."""
     return _default_cache_has_weights() or hub_reachable()
@@ -97,8 +106,7 @@ def loaded_snapshot(snippets_dir: Path, namespaces: list[dict[str, Any]]) -> Pat
     """
     from transformers import PreTrainedModel
 
-    imported = [vars(module) for module in list(sys.modules.values())
-                if (path := getattr(module, "__file__", None)) and Path(path).parent == snippets_dir]
+    imported = [vars(module) for module in snippet_modules(snippets_dir).values()]
     models = [value for namespace in [*namespaces, *imported] for value in namespace.values()
               if isinstance(value, PreTrainedModel)]
     if not models:

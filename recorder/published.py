@@ -17,12 +17,15 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from recorder import checkpoint
-from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION
-from recorder.record import Report, entry, recording, save, stale
-from recorder.snippets import Snippet
+from recorder import checkpoint, hub
+from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION, SNIPPETS_DIR
+from recorder.record import Report, entry, recording, run_all, save, stale
+from recorder.runner import forget_snippet_modules, quiet_libraries
+from recorder.snippets import Snippet, SnippetError, discover
 
 # What the article states its outputs were produced with.
 PUBLISHED_WITH = {"transformers": "5.17.0"}
@@ -72,16 +75,50 @@ def check(name: str, expected_text: str, trials: list[str], *, label: str) -> tu
     return exact, by_form
 
 
-def trial_outputs(root: Path, names: list[str], hub_cache: Path, timeout: float) -> dict[str, str]:
-    """Run snippets in a child process against the checkpoint in `hub_cache`."""
-    env = {**os.environ, "HF_HUB_CACHE": str(hub_cache), "HF_HUB_OFFLINE": "1"}
+def trial_outputs(root: Path, names: list[str], hub_caches: list[Path], timeout: float) -> list[dict[str, str]]:
+    """What the snippets print against the checkpoint in each of `hub_caches`, in that order.
+
+    In a child process, offline: this one may have loaded other libraries or the
+    real model already. One child runs every checkpoint, paying the imports once.
+    """
+    caches = [argument for cache in hub_caches for argument in ("--hub-cache", str(cache))]
     result = subprocess.run(
-        [sys.executable, "-m", "recorder", "--root", str(root), "trial", "--timeout", str(timeout), *names],
-        env=env, capture_output=True, text=True, check=False,
+        [sys.executable, "-m", "recorder", "--root", str(root), "trial", "--timeout", str(timeout), *caches, *names],
+        env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, check=False,
     )
     if result.returncode != 0:
         raise PublishedMismatch(result.stderr.strip())
     return json.loads(result.stdout)
+
+
+@contextmanager
+def stand_in_checkpoints(report: Report) -> Iterator[list[Path]]:
+    """Hugging Face caches holding a stand-in checkpoint each, one per seed; removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="gpt2-stand-in-") as folder:
+        caches = []
+        for seed in SEEDS:
+            cache = Path(folder) / f"seed-{seed}"
+            report(f"creating a stand-in checkpoint (seed {seed}) to check against")
+            checkpoint.create(cache, seed=seed)
+            caches.append(cache)
+        yield caches
+
+
+def run_trials(root: Path, names: list[str], hub_caches: list[Path], *, timeout: float,
+               report: Report) -> list[dict[str, str]]:
+    """In this process, offline: what the named snippets print against each checkpoint in turn."""
+    quiet_libraries()
+    snippets = discover(root)
+    unknown = [name for name in names if name not in snippets]
+    if unknown:
+        raise SnippetError(f"no snippets/{unknown[0]}.py. Known: {', '.join(snippets)}")
+    outputs = []
+    for cache in hub_caches:
+        hub.use_cache(cache)
+        forget_snippet_modules(root / SNIPPETS_DIR)
+        runs = run_all(root, (snippets[name] for name in names), timeout=timeout, report=report)
+        outputs.append({run.snippet.name: run.stdout.decode() for run in runs})
+    return outputs
 
 
 def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
@@ -92,13 +129,8 @@ def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
             return 0
         texts = {snippet.name: _published_text(root, snippet) for snippet in targets}
         names = [snippet.name for snippet in targets]
-        trials = []
-        with tempfile.TemporaryDirectory(prefix="gpt2-stand-in-") as folder:
-            for seed in SEEDS:
-                cache = Path(folder) / f"seed-{seed}"
-                report(f"creating a stand-in checkpoint (seed {seed}) to check against")
-                checkpoint.create(cache, seed=seed)
-                trials.append(trial_outputs(root, names, cache, timeout))
+        with stand_in_checkpoints(report) as caches:
+            trials = trial_outputs(root, names, caches, timeout)
         fresh = {}
         for snippet in targets:
             exact, by_form = check(snippet.name, texts[snippet.name], [t[snippet.name] for t in trials],

@@ -20,7 +20,7 @@ import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
+from types import FrameType, ModuleType
 from typing import Any
 
 from recorder.snippets import Snippet
@@ -109,6 +109,19 @@ def _reset_random_state() -> None:
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.manual_seed(0)
+
+
+def snippet_modules(snippets_dir: Path) -> dict[str, ModuleType]:
+    """The modules of `snippets_dir` that snippets imported (like `pinned_gpt2`), by name."""
+    folder = snippets_dir.resolve()
+    return {name: module for name, module in list(sys.modules.items())
+            if (path := getattr(module, "__file__", None)) and Path(path).parent == folder}
+
+
+def forget_snippet_modules(snippets_dir: Path) -> None:
+    """Unload them, so the next snippet that imports one runs it again (and loads the model anew)."""
+    for name in snippet_modules(snippets_dir):
+        del sys.modules[name]
 
 
 def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:

@@ -1,7 +1,14 @@
-"""Shared fixtures: a stand-in GPT-2 in an offline Hugging Face cache, and project copies."""
+"""Shared fixtures: stand-in GPT-2 checkpoints in offline Hugging Face caches, what the
+snippets print against them, the built site, and project copies to break on purpose.
+
+What is expensive is made once per test run, even when pytest-xdist's workers all
+ask for it: the first worker makes it under a file lock, the others wait and reuse it.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -9,38 +16,92 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
-from recorder import checkpoint
 from recorder.published import trial_outputs
+from recorder.snippets import discover
 from support import PROJECT_PARTS, ROOT, offline_env
 
-
 Run = Callable[..., subprocess.CompletedProcess[str]]
+SEEDS = (1, 2)
+# In a child, so that no test worker pays for importing torch and transformers just for this.
+CREATE_STAND_INS = ("import sys; from pathlib import Path; from recorder import checkpoint\n"
+                    "for seed, folder in enumerate(sys.argv[1:], 1): checkpoint.create(Path(folder), seed=seed)")
+
+# Builds made in this process print MkDocs 2's notice otherwise, as the Makefile's commands would.
+os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
 
 @pytest.fixture(scope="session")
-def stand_in_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A GPT-2-architecture checkpoint with the real tokenizer, where `from_pretrained` looks."""
-    cache = tmp_path_factory.mktemp("hub-seed-1")
-    checkpoint.create(cache, seed=1)
-    return cache
+def shared_folder(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """A folder of this test run that every xdist worker sees."""
+    base = tmp_path_factory.getbasetemp()
+    return base if worker_id == "master" else base.parent
+
+
+def made_once(shared: Path, name: str, make: Callable[[Path], None]) -> Path:
+    """`shared/name`, made by `make` the first time any worker asks for it."""
+    folder = shared / name
+    with FileLock(shared / f"{name}.lock"):
+        if not (shared / f"{name}.done").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            (shared / f"{name}.done").touch()
+    return folder
+
+
+def _create_stand_ins(folder: Path) -> None:
+    caches = [folder / f"seed-{seed}" for seed in SEEDS]
+    subprocess.run([sys.executable, "-c", CREATE_STAND_INS, *map(str, caches)], env=offline_env(),
+                   check=True, capture_output=True)
 
 
 @pytest.fixture(scope="session")
-def second_stand_in_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Same architecture, other random weights: lines that change between the two depend on weights."""
-    cache = tmp_path_factory.mktemp("hub-seed-2")
-    checkpoint.create(cache, seed=2)
-    return cache
+def stand_in_caches(shared_folder: Path) -> tuple[Path, Path]:
+    """Two GPT-2-architecture checkpoints with the real tokenizer and other random weights,
+    each where `from_pretrained` looks in its own Hugging Face cache."""
+    folder = made_once(shared_folder, "stand-ins", _create_stand_ins)
+    first, second = (folder / f"seed-{seed}" for seed in SEEDS)
+    return first, second
 
 
 @pytest.fixture(scope="session")
-def stand_in_outputs(stand_in_cache: Path, second_stand_in_cache: Path) -> list[dict[str, str]]:
-    """Every snippet's stdout against each stand-in, run by the record step's own runner."""
-    from recorder.snippets import discover
+def stand_in_cache(stand_in_caches: tuple[Path, Path]) -> Path:
+    return stand_in_caches[0]
 
-    names = list(discover(ROOT))
-    return [trial_outputs(ROOT, names, cache, timeout=300) for cache in (stand_in_cache, second_stand_in_cache)]
+
+@pytest.fixture(scope="session")
+def second_stand_in_cache(stand_in_caches: tuple[Path, Path]) -> Path:
+    """Lines that change between the two stand-ins depend on weight values."""
+    return stand_in_caches[1]
+
+
+@pytest.fixture(scope="session")
+def stand_in_outputs(shared_folder: Path, stand_in_caches: tuple[Path, Path]) -> list[dict[str, str]]:
+    """Every snippet's stdout against each stand-in, run by the record step's own runner.
+
+    These runs execute every snippet, so they are the ones coverage measures: their
+    children inherit this process's environment, coverage's variable included.
+    """
+    def run_every_snippet(folder: Path) -> None:
+        names = list(discover(ROOT))
+        trials = trial_outputs(ROOT, names, list(stand_in_caches), timeout=300)
+        (folder / "outputs.json").write_text(json.dumps(trials), encoding="utf-8")
+
+    folder = made_once(shared_folder, "stand-in-outputs", run_every_snippet)
+    return json.loads((folder / "outputs.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def built_site(shared_folder: Path) -> Path:
+    """The unmodified project built by `mkdocs build --strict`, for the tests that only read it."""
+    def build_with_the_command_line(folder: Path) -> None:
+        result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
+                                cwd=ROOT, env=offline_env(), capture_output=True, text=True, check=False)
+        assert result.returncode == 0, result.stderr
+
+    return made_once(shared_folder, "site", build_with_the_command_line)
 
 
 @pytest.fixture

@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+import io
+import logging
 import os
-import subprocess
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # What a project copy needs to record outputs and build the site.
 PROJECT_PARTS = ("docs", "hooks", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
                  "requirements.txt")
+# Set by coverage in this process so that child interpreters measure themselves too.
+COVERAGE_VARIABLE = "COVERAGE_PROCESS_CONFIG"
 
 
 def offline_env(hub_cache: Path | None = None, **extra: str) -> dict[str, str]:
+    """The environment of a child process that cannot reach the hub.
+
+    Coverage is left out: tracing costs a child half again its time (mostly spent
+    importing torch and transformers), and the stand-in runs of every snippet,
+    which inherit it, already measure the snippets (conftest's `stand_in_outputs`).
+    """
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "NO_MKDOCS_2_WARNING": "1", **extra}
+    env.pop(COVERAGE_VARIABLE, None)
     if hub_cache is not None:
         env["HF_HUB_CACHE"] = str(hub_cache)
     else:
@@ -28,9 +38,35 @@ def snapshot(folder: Path) -> dict[str, bytes]:
             for path in sorted(folder.rglob("*")) if path.is_file() and path.name != ".record.lock"}
 
 
-def build(run: Callable[..., subprocess.CompletedProcess[str]], project: Path) -> subprocess.CompletedProcess[str]:
-    """`mkdocs build --strict` of a project copy into its own site/."""
-    return run("python", "-m", "mkdocs", "build", "--strict", "--site-dir", str(project / "site"), cwd=project)
+@dataclass(frozen=True)
+class Built:
+    returncode: int
+    stderr: str  # what `mkdocs build` would have printed: its warnings and errors
+
+
+def build(project: Path) -> Built:
+    """`mkdocs build --strict` of a project copy into its own site/, run in this process.
+
+    The same calls as the command line, without paying for a new interpreter and
+    MkDocs' imports on each of the many builds the tests make.
+    """
+    from mkdocs.commands.build import build as build_site
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
+    printed = io.StringIO()
+    handler = logging.StreamHandler(printed)
+    handler.setLevel(logging.WARNING)
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(handler)
+    try:
+        config = load_config(config_file=str(project / "mkdocs.yml"), site_dir=str(project / "site"), strict=True)
+        build_site(config)
+    except MkDocsException as error:
+        return Built(1, f"{printed.getvalue()}Error: {error}\n")
+    finally:
+        logger.removeHandler(handler)
+    return Built(0, printed.getvalue())
 
 
 def edit(path: Path, old: str, new: str) -> str:

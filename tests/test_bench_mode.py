@@ -23,13 +23,8 @@ def bench_record(run, folder: Path, hub_cache: Path) -> subprocess.CompletedProc
     return run("python", "-m", "bench.stand_in_record", str(folder), cwd=ROOT, env=offline_env(hub_cache))
 
 
-@pytest.mark.slow
-def test_the_command_line_refuses_the_stand_in(run, project: Path, stand_in_cache: Path) -> None:
-    before = snapshot(project / "outputs")
-    result = run("python", "-m", "recorder", "record", "--force", cwd=project, env=offline_env(stand_in_cache))
-    assert result.returncode == 1
-    assert "not the pinned GPT-2 weights" in result.stderr
-    assert snapshot(project / "outputs") == before
+# That the command line refuses the stand-in is test_bad_inputs.py's
+# test_weights_other_than_the_pinned_ones_are_never_recorded.
 
 
 # Were the check gone, an empty cache would stop the record step before it writes anything.

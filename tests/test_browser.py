@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Request, sync_playwright
 
-from support import ROOT, offline_env
+from support import ROOT
 from tools.local_site import served
 
 pytestmark = pytest.mark.browser
@@ -31,17 +29,8 @@ BLOCKS = re.findall(r"^[ \t]*\{\{ (code|example) (\w+)\.py\b[^}]*\}\}[ \t]*$", M
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("site")
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
-                            cwd=ROOT, env=offline_env(), capture_output=True, text=True, check=False)
-    assert result.returncode == 0, result.stderr
-    return folder
-
-
-@pytest.fixture(scope="module")
-def base_url(site: Path) -> Iterator[str]:
-    with served(site) as url:
+def base_url(built_site: Path) -> Iterator[str]:
+    with served(built_site) as url:
         yield url
 
 

@@ -10,8 +10,8 @@ from support import build, edit, snapshot
 
 
 @pytest.mark.slow
-def test_each_drift_fails_with_its_own_message_and_passes_once_restored(run, project: Path) -> None:
-    assert build(run, project).returncode == 0
+def test_each_drift_fails_with_its_own_message_and_passes_once_restored(built_site: Path, project: Path) -> None:
+    # `built_site` is the unmodified project, built: the copy builds before any drift.
     cases = {
         "a changed snippet": (
             project / "snippets" / "row_lookup.py", "[0, 1, 3]", "[0, 1, 4]",
@@ -51,7 +51,7 @@ def test_each_drift_fails_with_its_own_message_and_passes_once_restored(run, pro
     for case, (path, old, new, expected) in cases.items():
         original = edit(path, old, new)
         outputs = snapshot(project / "outputs")
-        result = build(run, project)
+        result = build(project)
         assert snapshot(project / "outputs") == outputs, f"{case}: the build changed outputs/"
         path.write_text(original, encoding="utf-8")
         assert result.returncode != 0, case
@@ -59,7 +59,7 @@ def test_each_drift_fails_with_its_own_message_and_passes_once_restored(run, pro
             assert text in result.stderr, f"{case}: {text!r} not in:\n{result.stderr}"
         messages[case] = result.stderr
     assert len(set(messages.values())) == len(cases)
-    assert build(run, project).returncode == 0
+    assert build(project).returncode == 0
 
 
 @pytest.mark.slow
@@ -68,7 +68,7 @@ def test_removed_section_is_a_build_error_even_when_recorded(run, project: Path)
     edit(snippet, "# --8<-- [start:count]\n", "")
     edit(snippet, "# --8<-- [end:count]\n", "")
     assert run("python", "-m", "recorder", "record", cwd=project).returncode == 0
-    result = build(run, project)
+    result = build(project)
     assert result.returncode != 0
     assert "docs/token-embeddings.md: snippets/parameter_count.py has no `# --8<-- [start:count]` marker" in result.stderr
 
@@ -82,4 +82,4 @@ def test_record_fixes_what_it_can_and_the_build_passes_again(run, project: Path)
     after = snapshot(project / "outputs")
     assert {name for name in after if after[name] != before.get(name)} == {"row_lookup.txt", "manifest.json"}
     assert "[-0.6000,  0.3000,  0.7000]" in after["row_lookup.txt"].decode()
-    assert build(run, project).returncode == 0
+    assert build(project).returncode == 0

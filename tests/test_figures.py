@@ -141,7 +141,7 @@ def test_a_recorded_figure_with_an_event_handler_stops_the_build(run, project: P
     run("python", "-m", "recorder", "record", cwd=project)
     assert 'onload="alert(1)"' in (project / "outputs" / "lookup_figure.txt").read_text(encoding="utf-8")
     outputs = snapshot(project / "outputs")
-    result = build(run, project)
+    result = build(project)
     assert result.returncode != 0
     for part in ("docs/token-embeddings.md", "outputs/lookup_figure.txt", "`onload`",
                  "snippets/lookup_figure.py", "make record"):

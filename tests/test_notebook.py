@@ -13,7 +13,7 @@ from nbclient import NotebookClient
 
 from recorder.published import check
 from recorder.runner import QUIET_LIBRARIES
-from support import ROOT, offline_env
+from support import COVERAGE_VARIABLE, ROOT, build, offline_env
 
 PAGE = ROOT / "docs" / "token-embeddings.md"
 NOTEBOOK = ROOT / "docs" / "notebooks" / "token-embeddings.ipynb"
@@ -100,6 +100,7 @@ def test_notebook_runs_top_to_bottom_against_the_stand_in(
     """Without its %pip cell, the notebook runs in a fresh kernel and prints what the snippets print."""
     for name, value in offline_env(stand_in_cache, **QUIET_LIBRARIES).items():
         monkeypatch.setenv(name, value)
+    monkeypatch.delenv(COVERAGE_VARIABLE, raising=False)
     document = nbformat.from_dict(notebook)
     install = document.cells.pop(1)
     assert install.source.startswith("%pip install ")
@@ -119,22 +120,21 @@ def test_notebook_runs_top_to_bottom_against_the_stand_in(
 
 
 @pytest.mark.slow
-def test_a_hand_edited_or_stale_notebook_fails_the_build_until_recorded(run, project: Path) -> None:
+def test_a_hand_edited_or_stale_notebook_fails_the_build_until_recorded(built_site: Path, run, project: Path) -> None:
+    # `built_site` is the unmodified project, built: the copy builds before its notebook is touched.
     copy = project / "docs" / "notebooks" / "token-embeddings.ipynb"
-    build = ("python", "-m", "mkdocs", "build", "--strict", "--site-dir", str(project / "site"))
-    assert run(*build, cwd=project).returncode == 0
     copy.write_text(copy.read_text(encoding="utf-8").replace("Embedding(50257, 768)", "Embedding(50257, 1024)"),
                     encoding="utf-8")
-    result = run(*build, cwd=project)
+    result = build(project)
     assert result.returncode != 0
     assert "docs/notebooks/token-embeddings.ipynb differs from what `make record` generates" in result.stderr
     assert "run `make record`" in result.stderr
     copy.unlink()
-    result = run(*build, cwd=project)
+    result = build(project)
     assert result.returncode != 0
     assert "docs/notebooks/token-embeddings.ipynb is missing. Run `make record`" in result.stderr
     recorded = run("python", "-m", "recorder", "record", cwd=project)
     assert recorded.returncode == 0, recorded.stderr
     assert "wrote docs/notebooks/token-embeddings.ipynb" in recorded.stdout
     assert copy.read_bytes() == NOTEBOOK.read_bytes()
-    assert run(*build, cwd=project).returncode == 0
+    assert build(project).returncode == 0

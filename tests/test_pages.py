@@ -14,7 +14,7 @@ from recorder import store
 from recorder.inline_svg import SVG_NAMESPACE
 from recorder.pages import PageError, PageState, Recorded, expand, highlighted_lines, provenance
 from recorder.pinned import MODEL_ID, WEIGHTS_SHA256, short
-from support import ROOT, build
+from support import ROOT
 
 DEMO = """\
 import os
@@ -176,11 +176,8 @@ def check_outputs(page: str) -> None:
 
 
 @pytest.mark.slow
-def test_the_built_page_shows_figures_highlights_and_provenance(run, project: Path) -> None:
-    result = build(run, project)
-    assert result.returncode == 0, result.stderr
-    site = project / "site"
-    page = (site / "token-embeddings" / "index.html").read_text(encoding="utf-8")
-    check_figures(page, site)
+def test_the_built_page_shows_figures_highlights_and_provenance(built_site: Path) -> None:
+    page = (built_site / "token-embeddings" / "index.html").read_text(encoding="utf-8")
+    check_figures(page, built_site)
     check_highlights(page)
     check_outputs(page)

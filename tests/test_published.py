@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
 
+from recorder import published as published_module
+from recorder.__main__ import main
 from recorder.published import PublishedMismatch, check, form
-from support import ROOT, snapshot
+from support import COVERAGE_VARIABLE, ROOT, snapshot
 
 TRIALS = ["True\n[0.015366, -0.028914]\n", "True\n[0.512290, 0.020567]\n"]
 
@@ -38,16 +42,32 @@ def test_matching_text_is_accepted_line_by_line() -> None:
     assert check("x", "True\n[0.052651, -0.010756]\n", TRIALS, label="published/x.txt") == (1, 1)
 
 
+@pytest.fixture
+def record_published(project: Path, stand_in_caches: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,
+                     capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    """`python -m recorder record --published ...` in the project copy, run in this process
+    with the session's stand-in checkpoints instead of two new ones."""
+    monkeypatch.setattr(published_module, "stand_in_checkpoints", lambda report: nullcontext(list(stand_in_caches)))
+    monkeypatch.delenv(COVERAGE_VARIABLE, raising=False)  # the trial runs need no coverage
+
+    def record(*flags: str) -> tuple[int, str, str]:
+        status = main(["--root", str(project), "record", "--published", *flags])
+        printed = capsys.readouterr()
+        return status, printed.out, printed.err
+
+    return record
+
+
 @pytest.mark.slow
-def test_attach_after_a_snippet_edit_keeps_the_published_text(run, project: Path) -> None:
+def test_attach_after_a_snippet_edit_keeps_the_published_text(run, project: Path, record_published) -> None:
     snippet = project / "snippets" / "software_row.py"
     snippet.write_text(snippet.read_text() + "\n# The row is 768 values long; the article shows eight.\n")
     assert run("python", "-m", "recorder", "check", cwd=project).returncode == 1
 
-    result = run("python", "-m", "recorder", "record", "--published", cwd=project)
+    status, printed, errors = record_published()
 
-    assert result.returncode == 0, result.stderr
-    assert "snippets/software_row.py: 0 line(s) equal, 2 weight-dependent line(s)" in result.stdout
+    assert status == 0, errors
+    assert "snippets/software_row.py: 0 line(s) equal, 2 weight-dependent line(s)" in printed
     outputs = project / "outputs"
     assert (outputs / "software_row.txt").read_bytes() == (ROOT / "published" / "software_row.txt").read_bytes()
     entry = json.loads((outputs / "manifest.json").read_text())["snippets"]["software_row"]
@@ -57,14 +77,14 @@ def test_attach_after_a_snippet_edit_keeps_the_published_text(run, project: Path
 
 
 @pytest.mark.slow
-def test_a_wrong_published_text_is_refused_and_nothing_changes(run, project: Path) -> None:
+def test_a_wrong_published_text_is_refused_and_nothing_changes(project: Path, record_published) -> None:
     published = project / "published" / "wte_is_parameter.txt"
     published.write_text("True\nFalse\n")
     before = snapshot(project / "outputs")
 
-    result = run("python", "-m", "recorder", "record", "--published", "--force", cwd=project)
+    status, _, errors = record_published("--force")
 
-    assert result.returncode == 1
-    assert "published/wte_is_parameter.txt line 2 is 'False', but snippets/wte_is_parameter.py prints 'True'" in result.stderr
-    assert "Fix the snippet" in result.stderr
+    assert status == 1
+    assert "published/wte_is_parameter.txt line 2 is 'False', but snippets/wte_is_parameter.py prints 'True'" in errors
+    assert "Fix the snippet" in errors
     assert snapshot(project / "outputs") == before

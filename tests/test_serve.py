@@ -89,6 +89,6 @@ def test_preview_marks_a_changed_snippet_stale_while_the_build_fails(run, projec
         # The recorded output is still shown, under its warning.
         assert "[ 0.3000,  0.8000, -0.2000]" in stale.select_one('div[data-snippet="row_lookup"] pre').get_text()
 
-    result = build(run, project)
+    result = build(project)
     assert result.returncode != 0
     assert "snippets/row_lookup.py changed since its output was recorded" in result.stderr
