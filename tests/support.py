@@ -7,6 +7,8 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from recorder.repository import VARIABLES as REPOSITORY_VARIABLES
+
 ROOT = Path(__file__).resolve().parents[1]
 # What a project copy needs to record outputs and build the site.
 PROJECT_PARTS = ("docs", "hooks", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
@@ -14,7 +16,9 @@ PROJECT_PARTS = ("docs", "hooks", "outputs", "overrides", "published", "snippets
 
 
 def offline_env(hub_cache: Path | None = None, **extra: str) -> dict[str, str]:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "NO_MKDOCS_2_WARNING": "1", **extra}
+    # Without the repository's location, which GitHub Actions sets in CI: pages link inside the site.
+    inherited = {name: value for name, value in os.environ.items() if name not in REPOSITORY_VARIABLES}
+    env = {**inherited, "HF_HUB_OFFLINE": "1", "NO_MKDOCS_2_WARNING": "1", **extra}
     if hub_cache is not None:
         env["HF_HUB_CACHE"] = str(hub_cache)
     else:
