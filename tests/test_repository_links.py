@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from bs4 import BeautifulSoup, Tag
 
 from recorder.repository import VARIABLES, Repository, RepositoryError, from_environment, missing
@@ -64,6 +65,14 @@ def test_a_malformed_variable_is_an_error_naming_it_and_the_fix(variable: str, v
         from_environment({**LINKED, variable: value})
     assert f"{variable}={value!r}" in str(error.value)
     assert "unset GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_SHA" in str(error.value)
+
+
+def test_the_publish_workflow_builds_with_the_repository_location() -> None:
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "publish.yml").read_text(encoding="utf-8"))
+    build = next(step for step in workflow["jobs"]["build"]["steps"]
+                 if step.get("run") == ".venv/bin/python -m mkdocs build --strict")
+    assert build["env"] == {"GITHUB_SERVER_URL": "${{ github.server_url }}",
+                            "GITHUB_REPOSITORY": "${{ github.repository }}", "GITHUB_SHA": "${{ github.sha }}"}
 
 
 def built(folder: Path, env: dict[str, str]) -> Path:
