@@ -30,6 +30,7 @@ from pymdownx.snippets import SnippetPreprocessor
 
 from recorder.inline_svg import UnsafeFigure, accessible_svg
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, SNIPPETS_DIR, short
+from recorder.repository import Repository
 
 # Inline code and fenced blocks are skipped, so pages can show the syntax itself.
 _SKIPPED = r"(?ms:^[ \t]*(?P<fence>`{3,}|~{3,}).*?^[ \t]*(?P=fence)[ \t]*$)|(?P<ticks>`+)[^`\n].*?(?P=ticks)"
@@ -77,12 +78,13 @@ class PageState:
 
 @dataclass(frozen=True)
 class Recorded:
-    """What the pages may read: the manifest, the output texts, and named values."""
+    """What the pages may read: the manifest, the output texts, named values, and where the repository is."""
 
     root: Path
     manifest: dict[str, dict[str, Any]]
     values: dict[str, dict[str, str]]
     stale: dict[str, str]  # snippet name -> why its output is stale (only while previewing)
+    repository: Repository | None = None  # None: sources are linked to their copies inside the site
 
     def output(self, name: str) -> str:
         path = self.root / OUTPUTS_DIR / f"{name}.txt"
@@ -231,17 +233,22 @@ def _with_provenance(recorded: Recorded, name: str, page_url: str, body: str, *,
     caption = "figcaption" if element == "figure" else "p"
     return (
         f'<{element} class="{css_class}" data-snippet="{html.escape(name)}">{warning}{body}'
-        f'<{caption} class="provenance">{provenance(recorded.manifest[name], name, page_url)}</{caption}>'
+        f'<{caption} class="provenance">'
+        f"{provenance(recorded.manifest[name], name, page_url, recorded.repository)}</{caption}>"
         f"</{element}>"
     )
 
 
-def provenance(entry: dict[str, Any], name: str, page_url: str) -> str:
-    """One line saying where an output came from: who ran what, with which versions, when, from which file."""
+def provenance(entry: dict[str, Any], name: str, page_url: str, repository: Repository | None = None) -> str:
+    """One line saying where an output came from: who ran what, with which versions, when, from which file.
+
+    The file is linked in `repository` at the built commit, or else to its copy inside the site.
+    """
     day = html.escape(str(entry["recorded_at"])[:10])
     date = f'<time datetime="{day}">{day}</time>'
-    source = (f'Source: <a href="{get_relative_url(f"{SNIPPETS_DIR}/{name}.py", page_url)}">'
-              f"{SNIPPETS_DIR}/{name}.py</a>")
+    path = f"{SNIPPETS_DIR}/{name}.py"
+    href = repository.at_commit(path) if repository else get_relative_url(path, page_url)
+    source = f'Source: <a href="{html.escape(href)}">{path}</a>'
     model = entry.get("model")
     gpt2 = f"GPT-2 <code>{MODEL_ID}@{short(model['revision'])}</code>" if model else "no model"
     if entry["origin"] == "published":

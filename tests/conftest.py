@@ -19,6 +19,7 @@ import pytest
 from filelock import FileLock
 
 from recorder.published import trial_outputs
+from recorder.repository import VARIABLES as REPOSITORY_VARIABLES
 from recorder.snippets import discover
 from support import PROJECT_PARTS, ROOT, offline_env
 
@@ -30,6 +31,10 @@ CREATE_STAND_INS = ("import sys; from pathlib import Path; from recorder import 
 
 # Builds made in this process print MkDocs 2's notice otherwise, as the Makefile's commands would.
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+# GitHub Actions says where the repository is; the tests build without it unless they set it,
+# so that pages link inside the site (tests/test_repository_links.py builds both ways).
+for variable in REPOSITORY_VARIABLES:
+    os.environ.pop(variable, None)
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,7 @@ from recorder import store
 from recorder.inline_svg import SVG_NAMESPACE
 from recorder.pages import PageError, PageState, Recorded, expand, highlighted_lines, provenance
 from recorder.pinned import MODEL_ID, WEIGHTS_SHA256, short
+from recorder.repository import Repository
 from support import ROOT
 
 DEMO = """\
@@ -107,6 +108,17 @@ def test_provenance_says_who_ran_what_with_which_versions_when_and_from_where(na
         for package in ("torch", "python"):
             if package in entry["versions"]:
                 assert entry["versions"][package] in line
+
+
+@pytest.mark.parametrize("name", sorted(store.read_manifest(ROOT)))
+def test_provenance_links_the_source_in_the_repository_at_the_built_commit(name: str) -> None:
+    entry = store.read_manifest(ROOT)[name]
+    repository = Repository("https://github.com", "example/gpt2-explained", "ab" * 20)
+    line = provenance(entry, name, "token-embeddings/", repository)
+    in_site = provenance(entry, name, "token-embeddings/")
+    blob = f"https://github.com/example/gpt2-explained/blob/{'ab' * 20}/snippets/{name}.py"
+    assert line.endswith(f'Source: <a href="{blob}">snippets/{name}.py</a>')
+    assert line == in_site.replace(f'href="../snippets/{name}.py"', f'href="{blob}"'), "only the link differs"
 
 
 def test_provenance_of_an_output_executed_on_gpt2_names_the_verified_weights() -> None:

@@ -36,8 +36,10 @@ LINKS_NOT_FETCHED = {"canonical", "alternate", "prev", "next", "author", "licens
 # here. An unreviewed URL fails the test.
 THEME_URLS = {
     "https://unpkg.com/mermaid@11/dist/mermaid.min.js": ".mermaid",  # for Mermaid diagrams
-    "https://api.github.com/": ".md-source",  # repository facts, when `repo_url` is set
-    "https://${": ".md-source",  # the same for GitLab
+    # Repository facts, fetched for the element the theme mounts as its "source" component
+    # (overrides/partials/source.html links to the repository without being one).
+    "https://api.github.com/": "[data-md-component=source]",
+    "https://${": "[data-md-component=source]",  # the same for GitLab
     "https://unpkg.com/resize-observer-polyfill": None,  # only in browsers without ResizeObserver
     "https://github.com/isaacs/node-glob/issues/": None,  # text of an error message
     "https://bit.ly/2s3ChXG": None,  # text of a search warning
