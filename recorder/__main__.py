@@ -1,4 +1,4 @@
-"""Command line of the record step: `python -m recorder [record|check|trial] ...`."""
+"""Command line of the record step: `python -m recorder [record|check|diff|trial] ...`."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from recorder import hub, notebook, store
+from recorder import diff, hub, notebook, store
 from recorder.published import PublishedMismatch, attach
 from recorder.record import DEFAULT_TIMEOUT, record, run_all
 from recorder.runner import SnippetFailed, quiet_libraries
 from recorder.snippets import SnippetError, discover
 
 FAILURES = (store.RecordError, SnippetFailed, SnippetError, hub.ModelUnavailable,
-            hub.WrongWeights, PublishedMismatch)
+            hub.WrongWeights, PublishedMismatch, diff.DiffError)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -30,6 +30,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
     run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
 
     commands.add_parser("check", help="list recorded outputs that disagree with the snippets")
+
+    compare = commands.add_parser("diff", help="what changed in the recorded outputs since a git ref, as Markdown")
+    compare.add_argument("base", nargs="?", help=f"a git ref (default: the merge base with {diff.UPSTREAM} "
+                                                 "when that ref exists, else HEAD)")
 
     trial = commands.add_parser("trial", help="print snippet outputs as JSON; records nothing")
     trial.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
@@ -50,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
             for problem in found:
                 print(problem.message, file=sys.stderr)
             return 1 if found else 0
+        elif args.command == "diff":
+            print(diff.report(root, args.base), end="")
         else:
             quiet_libraries()
             snippets = discover(root)
