@@ -1,14 +1,15 @@
-"""Command line of the record step: `python -m recorder [record|check|diff|trial] ...`."""
+"""Command line of the record step: `python -m recorder [record|check|diff|pr-record|trial] ...`."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from functools import partial
 from pathlib import Path
 
-from recorder import diff, hub, notebook, store
+from recorder import check, diff, hub, pr_record, store
 from recorder.published import PublishedMismatch, attach
 from recorder.record import DEFAULT_TIMEOUT, record, run_all
 from recorder.runner import SnippetFailed, quiet_libraries
@@ -35,6 +36,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
     compare.add_argument("base", nargs="?", help=f"a git ref (default: the merge base with {diff.UPSTREAM} "
                                                  "when that ref exists, else HEAD)")
 
+    catch_up = commands.add_parser("pr-record", help="record what is stale and report it; fails if anything was")
+    catch_up.add_argument("--summary", type=Path, default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
+                          help="also append the report to this file (default: $GITHUB_STEP_SUMMARY)")
+
     trial = commands.add_parser("trial", help="print snippet outputs as JSON; records nothing")
     trial.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
     trial.add_argument("names", nargs="+")
@@ -50,12 +55,16 @@ def main(argv: list[str] | None = None) -> int:
             report = partial(print, flush=True)
             step(root, force=args.force, timeout=args.timeout, report=report)
         elif args.command == "check":
-            found = store.problems(root) + notebook.problems(root, *notebook.load(root))
+            found = check.problems(root)
             for problem in found:
                 print(problem.message, file=sys.stderr)
             return 1 if found else 0
         elif args.command == "diff":
             print(diff.report(root, args.base), end="")
+        elif args.command == "pr-record":
+            if not pr_record.run(root, partial(record, report=partial(print, flush=True)), args.summary):
+                print(pr_record.failure_line(), file=sys.stderr)
+                return 1
         else:
             quiet_libraries()
             snippets = discover(root)
