@@ -12,7 +12,7 @@ NPM_STAMP := node_modules/.installed
 # outputs for model snippets (offline); TIMEOUT=<seconds> per snippet.
 RECORD_FLAGS := $(if $(FORCE),--force) $(if $(PUBLISHED),--published) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
-.PHONY: help record site serve test bench audit clean
+.PHONY: help record site serve check diff test bench audit clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -50,6 +50,16 @@ site: $(RECORDED) ## Record what is stale, then build the site strictly into sit
 serve: $(STAMP) ## Live preview on http://127.0.0.1:8000, reloading on page and snippet edits
 	-$(BIN)/python -m recorder record $(RECORD_FLAGS)
 	$(BIN)/python -m mkdocs serve --strict
+
+# Only the docs' fences run under pytest here, without the suite's addopts (coverage of snippets/).
+check: $(STAMP) ## Before pushing: outputs up to date, strict build, the docs' code (no browser, no model)
+	$(BIN)/python -m recorder check
+	$(BIN)/python -m mkdocs build --strict
+	$(BIN)/python -m pytest -o addopts= --markdown-docs --markdown-docs-syntax=superfences README.md docs
+
+# BASE=<git ref> compares with that commit instead.
+diff: $(STAMP) ## What changed in the recorded outputs since the merge base with origin/main or HEAD (BASE=ref)
+	@$(BIN)/python -m recorder diff $(BASE)
 
 test: $(STAMP) $(NPM_STAMP) ## Run the test suite (snippets against a stand-in GPT-2, drift guard, docs, browser)
 	$(BIN)/python -m pytest

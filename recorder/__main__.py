@@ -1,21 +1,22 @@
-"""Command line of the record step: `python -m recorder [record|check|trial] ...`."""
+"""Command line of the record step: `python -m recorder [record|check|diff|pr-record|trial] ...`."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from functools import partial
 from pathlib import Path
 
-from recorder import hub, notebook, store
+from recorder import check, diff, hub, pr_record, store
 from recorder.published import PublishedMismatch, attach, run_trials
 from recorder.record import DEFAULT_TIMEOUT, record
 from recorder.runner import SnippetFailed
 from recorder.snippets import SnippetError
 
 FAILURES = (store.RecordError, SnippetFailed, SnippetError, hub.ModelUnavailable,
-            hub.WrongWeights, PublishedMismatch)
+            hub.WrongWeights, PublishedMismatch, diff.DiffError)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -30,6 +31,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
     run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
 
     commands.add_parser("check", help="list recorded outputs that disagree with the snippets")
+
+    compare = commands.add_parser("diff", help="what changed in the recorded outputs since a git ref, as Markdown")
+    compare.add_argument("base", nargs="?", help=f"a git ref (default: the merge base with {diff.UPSTREAM} "
+                                                 "when that ref exists, else HEAD)")
+
+    catch_up = commands.add_parser("pr-record", help="record what is stale and report it; fails if anything was")
+    catch_up.add_argument("--summary", type=Path, default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
+                          help="also append the report to this file (default: $GITHUB_STEP_SUMMARY)")
 
     trial = commands.add_parser("trial", help="print snippet outputs as JSON, one object per cache; records nothing")
     trial.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
@@ -48,10 +57,16 @@ def main(argv: list[str] | None = None) -> int:
             report = partial(print, flush=True)
             step(root, force=args.force, timeout=args.timeout, report=report)
         elif args.command == "check":
-            found = store.problems(root) + notebook.problems(root, *notebook.load(root))
+            found = check.problems(root)
             for problem in found:
                 print(problem.message, file=sys.stderr)
             return 1 if found else 0
+        elif args.command == "diff":
+            print(diff.report(root, args.base), end="")
+        elif args.command == "pr-record":
+            if not pr_record.run(root, partial(record, report=partial(print, flush=True)), args.summary):
+                print(pr_record.failure_line(), file=sys.stderr)
+                return 1
         else:
             outputs = run_trials(root, args.names, args.hub_cache, timeout=args.timeout,
                                  report=lambda line: print(line, file=sys.stderr))

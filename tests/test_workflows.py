@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from recorder.pr_record import ARTIFACT
 from support import ROOT
 
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -83,7 +84,34 @@ def test_pull_requests_test_and_build_from_the_committed_outputs() -> None:
     steps = [step.get("run", "") for step in load(PULL_REQUEST)["jobs"]["test"]["steps"]]
     assert ".ci/run" in steps  # installs requirements.txt and Chromium, then `make test`
     assert ".venv/bin/python -m mkdocs build --strict" in steps
-    assert not [run for run in steps if "record" in run], "a pull request never re-records outputs"
+    assert not [run for run in steps if "record" in run], "the tests and the build check the committed outputs"
+
+
+def step_using(steps: list[dict[str, Any]], action: str) -> dict[str, Any]:
+    return next(step for step in steps if step.get("uses", "").startswith(f"{action}@"))
+
+
+def test_pull_requests_record_what_is_stale_and_keep_it_for_the_contributor() -> None:
+    jobs = load(PULL_REQUEST)["jobs"]
+    steps = jobs["record"]["steps"]
+    main_steps = load(PUBLISH)["jobs"]["build"]["steps"]
+    assert jobs["record"]["container"] == jobs["test"]["container"]
+    # GPT-2's cache as main keeps it, keyed on the pinned revision, restored and never saved.
+    restore = step_using(steps, "actions/cache/restore")
+    assert restore["uses"] == step_using(main_steps, "actions/cache/restore")["uses"]
+    assert restore["with"] == step_using(main_steps, "actions/cache/restore")["with"]
+    pin = next(step for step in steps if step.get("id") == "pin")
+    assert pin["run"] == next(step for step in main_steps if step.get("id") == "pin")["run"]
+    assert not [step for step in steps if step.get("uses", "").startswith("actions/cache/save@")]
+    assert "HF_TOKEN" not in PULL_REQUEST.read_text(), "GPT-2 is a public download"
+    record = next(step for step in steps if "python -m recorder pr-record" in step.get("run", ""))
+    assert record["run"] == "make .venv/.installed && .venv/bin/python -m recorder pr-record"
+    upload = step_using(steps, "actions/upload-artifact")
+    assert upload["uses"] == step_using(jobs["test"]["steps"], "actions/upload-artifact")["uses"]
+    assert upload["if"] == "failure()"
+    assert upload["with"]["name"] == ARTIFACT  # the name the failure message tells the contributor
+    assert upload["with"]["path"].split() == ["outputs/", "docs/notebooks/"]
+    assert steps.index(pin) < steps.index(restore) < steps.index(record) < steps.index(upload)
 
 
 def test_only_the_deploy_job_writes_and_only_what_pages_needs() -> None:

@@ -1,0 +1,56 @@
+"""`python -m recorder pr-record`: record what a pull request left stale, and tell its author.
+
+When `python -m recorder check` finds nothing, the summary says that no output
+changed. Otherwise the outputs are recorded as `make record` records them
+(against GPT-2 at the pinned revision, its weights' sha256 verified), the
+summary shows what recording changed, and the command fails with what the
+contributor must commit.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from recorder import check, diff
+
+# The name under which the pull-request workflow uploads outputs/ and docs/notebooks/.
+ARTIFACT = "recorded-outputs"
+UP_TO_DATE = "No recorded output changed: every output and notebook is committed and up to date.\n"
+RECORD_ELSEWHERE = "run `make record` where GPT-2 can be loaded and commit outputs/ and docs/notebooks/."
+INSTRUCTION = (f"Commit the files of this run's `{ARTIFACT}` artifact (unzip it at the top of your clone; "
+               f"it holds outputs/ and docs/notebooks/), or {RECORD_ELSEWHERE}")
+RecordStep = Callable[[Path], object]
+
+
+def run(root: Path, record_step: RecordStep, summary: Path | None) -> bool:
+    """Whether the committed outputs were up to date; when not, records them and reports the change."""
+    stale = check.problems(root)
+    if not stale:
+        publish(UP_TO_DATE, summary)
+        return True
+    found = "## Recorded outputs are out of date\n\n" + "".join(f"- {problem.message}\n" for problem in stale)
+    before = diff.in_tree(root)
+    try:
+        record_step(root)
+    except Exception as error:
+        publish(f"{found}\nRecording them here failed: {error}\n\nInstead, {RECORD_ELSEWHERE}\n", summary)
+        raise
+    changes = diff.render(before, diff.in_tree(root), "the pull request's commit", before_name="committed")
+    publish(f"{found}\n{changes}\n**{INSTRUCTION}**\n", summary)
+    return False
+
+
+def publish(markdown: str, summary: Path | None) -> None:
+    """Print the Markdown, and append it to the job summary file when there is one."""
+    print(markdown, end="", flush=True)
+    if summary is not None:
+        with summary.open("a", encoding="utf-8") as stream:
+            stream.write(markdown)
+
+
+def failure_line() -> str:
+    """The instruction as an error, annotated on the pull request when run by GitHub Actions."""
+    prefix = "::error::" if os.environ.get("GITHUB_ACTIONS") == "true" else "error: "
+    return prefix + INSTRUCTION

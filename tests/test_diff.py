@@ -1,0 +1,203 @@
+"""`python -m recorder diff`: the recorded outputs of the working tree against a git ref, as Markdown,
+checked on a small git repository of synthetic outputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from recorder import store
+from recorder.__main__ import main
+from recorder.diff import DiffError, Outputs, render, report
+from recorder.pinned import REVISION, WEIGHTS_SHA256
+
+GREETING = "hello\nworld\n"
+FIGURE = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n'
+          "  <title>Rows 0 &amp; 1 of the table</title>\n  <rect width=\"4\" height=\"4\"/>\n</svg>\n")
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def entry(name: str, **changes: Any) -> dict[str, Any]:
+    """A manifest entry shaped like the ones `make record` writes."""
+    return {
+        "source": f"snippets/{name}.py", "output": f"outputs/{name}.txt", "output_sha256": "0" * 64,
+        "key": "1" * 64, "sources": {f"snippets/{name}.py": "2" * 64}, "origin": "published",
+        "model": {"id": "gpt2", "revision": REVISION, "files": None},
+        "versions": {"python": "3.11.7", "transformers": "5.17.0"},
+        "recorded_at": "2026-11-30T09:45:57+00:00", "seconds": 0.0, **changes,
+    }
+
+
+def write(root: Path, texts: dict[str, str], entries: dict[str, dict[str, Any]]) -> None:
+    """Replace the outputs and the manifest of `root`."""
+    folder = root / "outputs"
+    for old in folder.glob("*.txt"):
+        old.unlink()
+    for name, text in texts.items():
+        (folder / f"{name}.txt").write_text(text, encoding="utf-8")
+    (folder / "manifest.json").write_bytes(store.manifest_bytes(entries))
+
+
+def commit(root: Path, message: str) -> str:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+    return git(root, "rev-parse", "HEAD")
+
+
+def manifest(root: Path) -> dict[str, dict[str, Any]]:
+    return json.loads((root / "outputs" / "manifest.json").read_text())["snippets"]
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git repository whose first commit records a text output and a figure."""
+    # No user configuration, and no repository above tmp_path to be found by mistake.
+    for variable, value in {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+                            "GIT_CEILING_DIRECTORIES": str(tmp_path),
+                            "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
+                            "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com"}.items():
+        monkeypatch.setenv(variable, value)
+    root = tmp_path / "repo"
+    (root / "outputs").mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    write(root, {"greeting": GREETING, "figure": FIGURE},
+          {"greeting": entry("greeting"), "figure": entry("figure", origin="executed", model=None)})
+    commit(root, "first outputs")
+    return root
+
+
+def test_a_changed_output_shows_its_text_diff_and_what_changed_in_its_provenance(repo: Path) -> None:
+    entries = manifest(repo)
+    entries["greeting"] |= {"origin": "executed", "recorded_at": "2026-12-01T00:00:00+00:00",
+                            "model": {"id": "gpt2", "revision": REVISION,
+                                      "files": {"model.safetensors": WEIGHTS_SHA256}}}
+    write(repo, {"greeting": "hello\nthere\n", "figure": FIGURE}, entries)
+
+    markdown = report(repo)
+
+    assert markdown.startswith("## 1 recorded output changed since `HEAD`\n")
+    assert "### `greeting`: changed" in markdown
+    assert ("```diff\n--- HEAD:outputs/greeting.txt\n+++ outputs/greeting.txt\n"
+            "@@ -1,2 +1,2 @@\n hello\n-world\n+there\n```") in markdown
+    assert "| origin | `published` | `executed` |" in markdown
+    assert f"| sha256 of model.safetensors | — | `{WEIGHTS_SHA256}` |" in markdown
+    assert "recorded_at" not in markdown and "`figure`" not in markdown
+
+
+def test_nothing_changed_is_one_line_even_when_re_recorded(repo: Path) -> None:
+    entries = manifest(repo)
+    entries["greeting"] |= {"recorded_at": "2026-12-01T00:00:00+00:00", "seconds": 1.5, "key": "3" * 64}
+    write(repo, {"greeting": GREETING, "figure": FIGURE}, entries)
+
+    assert report(repo) == "No recorded output changed since `HEAD`.\n"
+
+
+def test_a_provenance_change_alone_is_reported(repo: Path) -> None:
+    entries = manifest(repo)
+    entries["greeting"]["versions"]["transformers"] = "5.24.0"
+    write(repo, {"greeting": GREETING, "figure": FIGURE}, entries)
+
+    markdown = report(repo)
+
+    assert "### `greeting`: changed\n\nSame text; its provenance changed." in markdown
+    assert "| transformers | `5.17.0` | `5.24.0` |" in markdown
+    assert "```diff" not in markdown
+
+
+@pytest.mark.parametrize(("title", "said"), [
+    ("Rows 0 &amp; 1 of the table", "Figure “Rows 0 & 1 of the table” changed."),
+    ("Rows 0 &amp; 2 of the table", "Figure changed: was “Rows 0 & 1 of the table”, now “Rows 0 & 2 of the table”."),
+])
+def test_a_figure_is_named_by_its_title_instead_of_diffed(repo: Path, title: str, said: str) -> None:
+    changed = FIGURE.replace('width="4"', 'width="5"').replace("Rows 0 &amp; 1 of the table", title)
+    write(repo, {"greeting": GREETING, "figure": changed}, manifest(repo))
+
+    markdown = report(repo)
+
+    assert f"### `figure`: changed\n\n{said}\n" in markdown
+    assert "<svg" not in markdown and "```" not in markdown
+
+
+def test_added_and_removed_outputs_are_reported(repo: Path) -> None:
+    entries = manifest(repo)
+    del entries["greeting"]
+    entries["farewell"] = entry("farewell", origin="executed", model=None)
+    write(repo, {"farewell": "bye\n", "figure": FIGURE}, entries)
+
+    markdown = report(repo)
+
+    assert markdown.startswith("## 2 recorded outputs changed since `HEAD`\n")
+    assert "### `farewell`: added\n\n```diff\n--- /dev/null\n+++ outputs/farewell.txt\n@@ -0,0 +1 @@\n+bye\n```" in markdown
+    assert "| origin | — | `executed` |" in markdown
+    assert ("### `greeting`: removed\n\n```diff\n--- HEAD:outputs/greeting.txt\n+++ /dev/null\n"
+            "@@ -1,2 +0,0 @@\n-hello\n-world\n```") in markdown
+    assert "| origin | `published` | — |" in markdown
+    assert markdown.index("`farewell`") < markdown.index("`greeting`")
+
+
+def test_a_figure_added_or_removed_is_named_by_its_title() -> None:
+    figure = Outputs({"figure": entry("figure")}, {"figure": FIGURE})
+    nothing = Outputs({}, {})
+
+    assert "New figure: “Rows 0 & 1 of the table”." in render(nothing, figure, "`HEAD`")
+    assert "Removed figure: “Rows 0 & 1 of the table”." in render(figure, nothing, "`HEAD`")
+
+
+def test_any_text_stays_inside_its_fence_and_a_missing_last_newline_shows() -> None:
+    before = Outputs({"quote": entry("quote")}, {"quote": "a\n"})
+    after = Outputs({"quote": entry("quote")}, {"quote": "a\n```\nb"})
+
+    markdown = render(before, after, "`HEAD`")
+
+    assert "````diff\n" in markdown and markdown.rstrip().endswith("````")
+    assert "+b\n\\ No newline at end of file\n````" in markdown
+
+
+def test_by_default_the_base_is_the_merge_base_with_origin_main(repo: Path) -> None:
+    branch_point = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "-b", "feature")
+    entries = manifest(repo)
+    write(repo, {"greeting": "hello\nbranch\n", "figure": FIGURE}, entries)
+    commit(repo, "the branch changes greeting")
+    git(repo, "checkout", "-q", "main")
+    write(repo, {"greeting": GREETING, "figure": FIGURE.replace('width="4"', 'width="6"')}, entries)
+    git(repo, "update-ref", "refs/remotes/origin/main", commit(repo, "main moves on: the figure changes"))
+    git(repo, "checkout", "-q", "feature")
+
+    markdown = report(repo)
+
+    assert markdown.startswith(f"## 1 recorded output changed since the merge base with `origin/main` "
+                               f"(`{branch_point[:7]}`)\n")
+    assert "-world\n+branch\n" in markdown and "`figure`" not in markdown
+    git(repo, "update-ref", "-d", "refs/remotes/origin/main")
+    assert report(repo) == "No recorded output changed since `HEAD`.\n"
+
+
+def test_a_named_base_is_compared_with(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(repo, {"greeting": "hello\nagain\n", "figure": FIGURE}, manifest(repo))
+    commit(repo, "greeting changes")
+
+    assert main(["--root", str(repo), "diff", "HEAD~1"]) == 0
+    assert "### `greeting`: changed" in capsys.readouterr().out
+    assert main(["--root", str(repo), "diff"]) == 0
+    assert capsys.readouterr().out == "No recorded output changed since `HEAD`.\n"
+
+
+def test_an_unknown_ref_or_a_folder_outside_git_fails_naming_the_cause_and_the_fix(
+        repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(repo), "diff", "no-such-branch"]) == 1
+    error = capsys.readouterr().err
+    assert "`no-such-branch` is not a commit" in error and "Pass a branch, tag or commit" in error
+
+    elsewhere = tmp_path / "not-a-repository"
+    elsewhere.mkdir()
+    with pytest.raises(DiffError, match=r"not-a-repository is not a git repository.*run it in a clone"):
+        report(elsewhere)

@@ -1,0 +1,110 @@
+"""`python -m recorder pr-record`, what the pull-request workflow runs: nothing stale passes and
+says so; otherwise it records, reports what changed in the job summary and fails with what to commit.
+
+The record step is replaced by a fake that writes an output the way the real one commits it:
+nothing here can load GPT-2.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import recorder.__main__ as command_line
+from recorder import hub, pr_record
+from recorder.record import entry, save
+from recorder.snippets import discover
+from support import edit
+
+ROW_LOOKUP = "outputs/row_lookup.txt"
+OLD_ROW = "        [ 0.1000, -0.4000,  0.9000]])"
+NEW_ROW = "        [ 0.5000,  0.5000,  0.5000]])"
+
+
+class FakeRecord:
+    """Records a new `row_lookup` output, or raises `error`; remembers each call."""
+
+    def __init__(self, error: Exception | None = None) -> None:
+        self.error = error
+        self.calls: list[Path] = []
+
+    def __call__(self, root: Path, **options: Any) -> None:
+        self.calls.append(root)
+        if self.error is not None:
+            raise self.error
+        snippets = discover(root)
+        output = (root / ROW_LOOKUP).read_text().replace(OLD_ROW, NEW_ROW).encode()
+        save(root, snippets, {"row_lookup": (output, entry(
+            root, snippets["row_lookup"], output, origin="executed", seconds=0.1, model=None))})
+
+
+@pytest.fixture
+def summary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The job summary file, as GitHub Actions gives it, already holding an earlier step's text."""
+    path = tmp_path / "step-summary.md"
+    path.write_text("Earlier step.\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(path))
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    return path
+
+
+def test_nothing_stale_passes_without_recording_and_says_no_output_changed(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record = FakeRecord()
+    written = tmp_path / "report.md"
+
+    assert pr_record.run(project, record, written) is True
+
+    assert record.calls == []
+    assert written.read_text() == pr_record.UP_TO_DATE == capsys.readouterr().out
+    assert pr_record.UP_TO_DATE.startswith("No recorded output changed")
+
+
+def test_a_stale_snippet_is_recorded_its_diff_summarised_and_the_job_fails_with_the_instruction(
+        project: Path, summary: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    edit(project / "snippets" / "row_lookup.py", "[0, 1, 3]", "[0, 1, 4]")
+    record = FakeRecord()
+    monkeypatch.setattr(command_line, "record", record)
+
+    assert command_line.main(["--root", str(project), "pr-record"]) == 1
+
+    assert record.calls == [project]
+    written = summary.read_text()
+    assert written.startswith("Earlier step.\n## Recorded outputs are out of date\n\n"
+                              "- snippets/row_lookup.py changed since its output was recorded.")
+    assert "## 1 recorded output changed since the pull request's commit" in written
+    assert (f"### `row_lookup`: changed\n\n```diff\n--- committed:{ROW_LOOKUP}\n+++ {ROW_LOOKUP}\n"
+            in written)
+    assert f"\n-{OLD_ROW}\n+{NEW_ROW}\n```" in written
+    assert written.endswith(f"**{pr_record.INSTRUCTION}**\n")
+    assert f"`{pr_record.ARTIFACT}` artifact" in pr_record.INSTRUCTION
+    assert "run `make record` where GPT-2 can be loaded" in pr_record.INSTRUCTION
+    output = capsys.readouterr()
+    assert written.removeprefix("Earlier step.\n") == output.out
+    assert output.err.splitlines()[-1] == f"::error::{pr_record.INSTRUCTION}"
+
+
+def test_a_failed_recording_is_summarised_without_pointing_at_an_artifact(
+        project: Path, summary: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    edit(project / "snippets" / "row_lookup.py", "[0, 1, 3]", "[0, 1, 4]")
+    monkeypatch.setattr(command_line, "record", FakeRecord(hub.ModelUnavailable("the hub cannot be reached")))
+    before = (project / ROW_LOOKUP).read_bytes()
+
+    assert command_line.main(["--root", str(project), "pr-record"]) == 1
+
+    written = summary.read_text()
+    assert "- snippets/row_lookup.py changed since its output was recorded." in written
+    assert "Recording them here failed: the hub cannot be reached" in written
+    assert written.endswith(f"Instead, {pr_record.RECORD_ELSEWHERE}\n")
+    assert pr_record.ARTIFACT not in written
+    assert "error: the hub cannot be reached" in capsys.readouterr().err
+    assert (project / ROW_LOOKUP).read_bytes() == before
+
+
+def test_without_github_actions_the_instruction_is_a_plain_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    assert pr_record.failure_line() == f"error: {pr_record.INSTRUCTION}"
