@@ -37,6 +37,11 @@ for variable in REPOSITORY_VARIABLES:
     os.environ.pop(variable, None)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slow tests first, so that the workers' quick ones fill the time left, not the other way round."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(scope="session")
 def shared_folder(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
     """A folder of this test run that every xdist worker sees."""

@@ -73,6 +73,7 @@ def test_removed_section_is_a_build_error_even_when_recorded(run, project: Path)
     assert "docs/token-embeddings.md: snippets/parameter_count.py has no `# --8<-- [start:count]` marker" in result.stderr
 
 
+@pytest.mark.slow
 def test_record_fixes_what_it_can_and_the_build_passes_again(run, project: Path) -> None:
     edit(project / "snippets" / "row_lookup.py", "[0, 1, 3]", "[0, 1, 4]")
     before = snapshot(project / "outputs")

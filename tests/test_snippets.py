@@ -31,6 +31,7 @@ def test_only_the_software_row_depends_on_weight_values(stand_in_outputs: list[d
     assert {name for name in first if first[name] != second[name]} == {"software_row"}
 
 
+@pytest.mark.slow
 def test_snippets_run_on_their_own(stand_in_cache: Path, stand_in_outputs: list[dict[str, str]], run) -> None:
     """`python snippets/NAME.py` prints exactly what the one-process runner recorded for it."""
     env = offline_env(stand_in_cache)
