@@ -64,7 +64,7 @@ diff: $(STAMP) ## What changed in the recorded outputs since the merge base with
 test: $(STAMP) $(NPM_STAMP) ## Run the test suite (snippets against a stand-in GPT-2, drift guard, docs, browser)
 	$(BIN)/python -m pytest
 
-audit: site $(NPM_STAMP) ## Print Lighthouse's scores for the article page, served on 127.0.0.1
+audit: site $(NPM_STAMP) ## Lighthouse on every page (median of 3); fails when a page misses a goal
 	$(BIN)/python -m tools.audit
 
 bench: $(STAMP) ## Time the build against the limit and mkdocs-jupyter; writes bench/results.json
