@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -26,7 +28,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from recorder import notebook, repository, store
+from recorder import notebook, repository, store, unused_css
 from recorder.pages import PageError, PageState, Recorded, expand, replace_placeholders
 from recorder.pinned import OUTPUTS_DIR, SNIPPETS_DIR
 
@@ -139,6 +141,30 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
         return replace_placeholders(html, state)
     except PageError as error:
         raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
+
+
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
+    """A notebook page keeps only the CSS it can use of the JupyterLab stylesheet mkdocs-jupyter inlines."""
+    if not page.file.src_uri.endswith(".ipynb"):
+        return output
+    def read_stylesheet(href: str) -> str:
+        # Theme files are in the site already: MkDocs copies them before it builds the pages.
+        path = _site_file(Path(config.site_dir), page.url, href)
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise PluginError(f"docs/{page.file.src_uri}: cannot read the stylesheet it links, {href} "
+                              f"({error.strerror}: {path}). Check extra_css in mkdocs.yml.") from None
+
+    return unused_css.without_unused_css(output, read_stylesheet)
+
+
+def _site_file(site: Path, page_url: str, href: str) -> Path:
+    """The file in the built site that a link on the page at `page_url` points to."""
+    target = urlsplit(href).path
+    if target.startswith("/"):
+        return site / target.lstrip("/")
+    return site / posixpath.normpath(posixpath.join(posixpath.dirname(page_url), target))
 
 
 def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder: Any) -> LiveReloadServer:

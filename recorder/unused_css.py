@@ -1,0 +1,236 @@
+"""A built page's inline stylesheets, minus the rules and custom properties nothing on it can use.
+
+mkdocs-jupyter inlines JupyterLab's whole stylesheet into every notebook page:
+about 570 KB, three thousand rules and hundreds of icons held in custom
+properties, of which a page of plain cells uses a few dozen. A browser parses
+all of it and weighs every rule against every element, which made the
+notebook page the slowest of the site.
+
+A rule is dropped when its every selector names a class, an id or an element
+that no element of the page has. Only those parts of a selector are weighed:
+attribute selectors, pseudo-classes and pseudo-elements are not, since the
+reader and the theme's script change them (hover, the palette's
+`[data-md-color-scheme]`), so a rule that may apply some day stays. Rules for
+elements that scripts create would be dropped too: use this only where the
+styled markup is all in the HTML, as in a rendered notebook. A rule is kept or
+dropped whole, so a selector list that a browser rejects stays rejected.
+
+A custom property is dropped when nothing can read it: no `var()` in the kept
+rules (following `var()`s inside kept custom properties), and no mention of
+its name in the page's `style` attributes or in the stylesheets it links.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+import tinycss2
+from tinycss2.ast import Declaration, Node
+
+# At-rules holding rules, which are pruned like the page's top level; other blocks are kept as written.
+_GROUPING_RULES = {"media", "supports", "layer", "container"}
+_COMBINATORS = {">", "+", "~"}
+
+
+class _Page(HTMLParser):
+    """What a page's HTML holds that its stylesheets can refer to, and where its `<style>` texts are."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.html = html
+        self.tags: set[str] = set()
+        self.classes: set[str] = set()
+        self.ids: set[str] = set()
+        # (start of the `<style>` tag, start of its text, start of `</style>`, end of `</style>`)
+        self.styles: list[tuple[int, int, int, int]] = []
+        self.style_attributes: list[str] = []
+        self.stylesheets: list[str] = []
+        self._line_starts = _line_starts(html)
+        self._open_style: tuple[int, int] | None = None
+        self.feed(html)
+        self.close()
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return self._line_starts[line - 1] + column
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        values = {name: value or "" for name, value in attrs}
+        self.classes.update(values.get("class", "").split())
+        if "id" in values:
+            self.ids.add(values["id"])
+        if "style" in values:
+            self.style_attributes.append(values["style"])
+        if tag == "link" and "stylesheet" in values.get("rel", "").split() and values.get("href"):
+            self.stylesheets.append(values["href"])
+        if tag == "style":
+            start = self._offset()
+            self._open_style = (start, start + len(self.get_starttag_text() or ""))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "style" and self._open_style is not None:
+            end_tag = self._offset()
+            self.styles.append((*self._open_style, end_tag, self.html.index(">", end_tag) + 1))
+            self._open_style = None
+
+
+def _line_starts(text: str) -> list[int]:
+    """The offset at which each line starts, as HTMLParser counts lines (by "\\n")."""
+    starts = [0]
+    while (found := text.find("\n", starts[-1])) != -1:
+        starts.append(found + 1)
+    return starts
+
+
+@dataclass
+class _Rule:
+    """A kept style rule: its selector text and its declarations."""
+
+    selector: str
+    declarations: list[Declaration]
+
+
+@dataclass
+class _Group:
+    """A kept grouping at-rule (`@media ...`) and the rules kept inside it."""
+
+    head: str
+    items: list[_Item]
+
+
+_Item = str | _Rule | _Group  # a string is kept as written
+
+
+def without_unused_css(html: str, read_stylesheet: Callable[[str], str]) -> str:
+    """`html` with each inline `<style>` pruned (or removed, once empty).
+
+    `read_stylesheet(href)` returns the text of a stylesheet the page links, so
+    that a custom property it reads is kept.
+    """
+    page = _Page(html)
+    sheets = [_kept_items(tinycss2.parse_stylesheet(html[text:end], skip_comments=True, skip_whitespace=True), page)
+              for _, text, end, _ in page.styles]
+    mentioned = [*page.style_attributes, *(read_stylesheet(href) for href in page.stylesheets)]
+    used = _used_properties([item for sheet in sheets for item in sheet], mentioned)
+    pieces, position = [], 0
+    for (tag, text, end, close), items in zip(page.styles, sheets, strict=True):
+        css = _serialize(items, used)
+        pieces.append(html[position:tag] if not css.strip() else html[position:text] + css + html[end:close])
+        position = close
+    return "".join(pieces) + html[position:]
+
+
+def _kept_items(nodes: Iterable[Node], page: _Page) -> list[_Item]:
+    kept: list[_Item] = []
+    for node in nodes:
+        if node.type == "qualified-rule":
+            if any(_may_match(selector, page) for selector in _selectors(node.prelude)):
+                kept.append(_rule(node))
+        elif node.type == "at-rule" and node.content is not None and node.lower_at_keyword in _GROUPING_RULES:
+            inner = _kept_items(tinycss2.parse_rule_list(node.content, skip_comments=True, skip_whitespace=True), page)
+            if inner:
+                kept.append(_Group(f"@{node.at_keyword}{tinycss2.serialize(node.prelude)}", inner))
+        elif node.type == "at-rule":
+            kept.append(node.serialize())
+        # What remains are parse errors, which browsers skip as well.
+    return kept
+
+
+def _rule(node: Node) -> _Item:
+    """A style rule whose custom properties may be pruned, or as written if it nests other rules."""
+    contents = tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True)
+    if all(item.type == "declaration" for item in contents):
+        return _Rule(tinycss2.serialize(node.prelude).strip(), contents)
+    return node.serialize()
+
+
+def _selectors(prelude: list[Node]) -> Iterator[list[Node]]:
+    """Each selector of a selector list, as tokens."""
+    selector: list[Node] = []
+    for token in prelude:
+        if token.type == "literal" and token.value == ",":
+            yield selector
+            selector = []
+        else:
+            selector.append(token)
+    yield selector
+
+
+def _may_match(selector: list[Node], page: _Page) -> bool:
+    """Whether the page has every class, id and element the selector names outside pseudo-classes."""
+    previous: Node | None = None
+    for token in selector:
+        after_delimiter = previous is None or previous.type == "whitespace" or (
+            previous.type == "literal" and previous.value in _COMBINATORS)
+        if token.type == "ident" and previous is not None and previous.type == "literal" and previous.value == ".":
+            if token.value not in page.classes:
+                return False
+        elif token.type == "ident" and after_delimiter and token.lower_value not in page.tags:
+            return False
+        elif token.type == "hash" and token.value not in page.ids:
+            return False
+        previous = token
+    return True
+
+
+def _used_properties(items: list[_Item], mentioned: list[str]) -> set[str]:
+    """The custom properties something can read: a `var()` outside custom properties, or inside a read one."""
+    used: set[str] = set()
+    custom: dict[str, set[str]] = {}
+    for item in _flattened(items):
+        if isinstance(item, str):
+            used |= _var_references(tinycss2.parse_component_value_list(item))
+            continue
+        for declaration in item.declarations:
+            if declaration.name.startswith("--"):
+                custom.setdefault(declaration.name, set()).update(_var_references(declaration.value))
+            else:
+                used |= _var_references(declaration.value)
+    used |= {name for name in custom if any(name in text for text in mentioned)}
+    pending = list(used)
+    while pending:
+        for name in custom.get(pending.pop(), ()):
+            if name not in used:
+                used.add(name)
+                pending.append(name)
+    return used
+
+
+def _flattened(items: list[_Item]) -> Iterator[str | _Rule]:
+    for item in items:
+        if isinstance(item, _Group):
+            yield from _flattened(item.items)
+        else:
+            yield item
+
+
+def _var_references(tokens: Iterable[Node]) -> set[str]:
+    names: set[str] = set()
+    for token in tokens:
+        if token.type == "function":
+            arguments = [argument for argument in token.arguments if argument.type != "whitespace"]
+            if token.lower_name == "var" and arguments and arguments[0].type == "ident":
+                names.add(arguments[0].value)
+            names |= _var_references(token.arguments)
+        elif token.type in ("() block", "[] block", "{} block"):
+            names |= _var_references(token.content)
+    return names
+
+
+def _serialize(items: list[_Item], used: set[str]) -> str:
+    css = []
+    for item in items:
+        if isinstance(item, str):
+            css.append(item)
+        elif isinstance(item, _Group):
+            if inner := _serialize(item.items, used):
+                css.append(f"{item.head}{{{inner}}}")
+        else:
+            declarations = [declaration.serialize() for declaration in item.declarations
+                            if not declaration.name.startswith("--") or declaration.name in used]
+            if declarations:
+                css.append(f"{item.selector}{{{';'.join(declarations)}}}")
+    return "\n".join(css)
