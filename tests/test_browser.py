@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Request, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Request, sync_playwright
 
 from support import ROOT
 from tools.local_site import served
@@ -101,17 +101,39 @@ def test_article_renders_its_headings_code_and_outputs(visit: Visit) -> None:
     code = page.locator("article .language-python.highlight")
     assert code.count() == len(BLOCKS)
     for block in code.all():
-        assert block.is_visible() and block.locator("code").inner_text().strip()
+        assert block.is_visible() and text_on_screen(block.locator("code")).strip()
     outputs = page.locator("article .recorded-output")
     examples = [name for kind, name in BLOCKS if kind == "example"]
     assert outputs.count() == len(examples)
     for output, name in zip(outputs.all(), examples, strict=True):
         assert output.get_attribute("data-snippet") == name
         recorded = (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8")
-        assert output.locator("pre").inner_text().strip() == recorded.strip()
+        assert text_on_screen(output.locator("pre")).strip() == recorded.strip()
         assert output.locator(".provenance").is_visible()
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "article.png"), full_page=True)
+    screenshot_whole_page(page, ARTIFACTS / "article.png")
+
+
+def next_frames(page: Page) -> None:
+    page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
+def text_on_screen(element: Locator) -> str:
+    """An element's text as a reader sees it, scrolled to: blocks far below the window are drawn only
+    as the reader nears them (docs/stylesheets/performance.css), and have no rendered text until then."""
+    element.scroll_into_view_if_needed()
+    next_frames(element.page)
+    return element.inner_text()
+
+
+def screenshot_whole_page(page: Page, path: Path) -> None:
+    """The page with every block drawn: blocks far below the window wait to be drawn until the
+    reader nears them (docs/stylesheets/performance.css), so the window first grows to the page."""
+    for _ in range(2):  # the page's height changes as its blocks are drawn at their real size
+        page.set_viewport_size({"width": page.viewport_size["width"],
+                                "height": page.evaluate("document.documentElement.scrollHeight")})
+        next_frames(page)
+    path.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(path), full_page=True)
 
 
 def test_pages_load_with_no_error_and_nothing_from_another_host(visit: Visit) -> None:
@@ -129,7 +151,7 @@ def test_notebook_page_renders_its_cells_and_offers_the_file(visit: Visit) -> No
     inputs = page.locator(".jp-CodeCell .jp-InputArea-editor")  # two nested .jp-CodeCell per cell
     assert inputs.count() == len(code_cells)
     for shown, cell in zip(inputs.all(), code_cells, strict=True):
-        assert shown.inner_text().strip() == "".join(cell["source"]).strip()
+        assert text_on_screen(shown).strip() == "".join(cell["source"]).strip()
     download = page.get_by_role("link", name=re.compile("Download the notebook"))
     href = download.get_attribute("href")
     assert href and href.endswith(".ipynb")
