@@ -8,14 +8,14 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from recorder import hub, notebook, store
+from recorder import download, hub, notebook, store
 from recorder.published import PublishedMismatch, attach
 from recorder.record import DEFAULT_TIMEOUT, record, run_all
 from recorder.runner import SnippetFailed, quiet_libraries
 from recorder.snippets import SnippetError, discover
 
 FAILURES = (store.RecordError, SnippetFailed, SnippetError, hub.ModelUnavailable,
-            hub.WrongWeights, PublishedMismatch)
+            hub.WrongWeights, download.DownloadFailed, PublishedMismatch)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
