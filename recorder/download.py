@@ -1,7 +1,8 @@
 """Fetching GPT-2 from the hub before any snippet runs, and naming the hub or the network when that fails.
 
 `fetch_pinned` has huggingface_hub download the pinned files into its cache,
-where the snippets' `from_pretrained` then finds them.
+where the snippets' `from_pretrained` then finds them; `hub_failure` tells a
+snippet's error that comes from getting those files apart from one in its code.
 
 huggingface_hub resumes a broken download, and resets its budget of retries
 whenever an attempt received any data, so a connection that breaks every time
@@ -81,6 +82,24 @@ def _fetch_failure(name: str, error: Exception) -> str:
     return f"downloading {name} of {MODEL_ID}@{short()} from {_endpoint()} failed: {_cause(error)}. {RETRY}"
 
 
+def hub_failure(error: BaseException, source: str) -> DownloadFailed | None:
+    """What to report when a snippet's error comes from getting the model's files, not from its code."""
+    if not any(_from_hub(link) for link in _chain(error)):
+        return None
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        where = f"offline, from the Hugging Face cache at {constants.HF_HUB_CACHE}"
+        fix = "Connect to the network and run `make record` again, or fill that cache (see CONTRIBUTING.md)."
+    else:
+        where, fix = f"from the hub at {_endpoint()}", RETRY
+    return DownloadFailed(
+        f"{source} could not get the model's files {where}: {_cause(error, own=True)}. The hub, the network "
+        f"or the cache failed, not the snippet's code. {fix} Snippets load GPT-2 only through "
+        "snippets/pinned_gpt2.py, at the revision pinned there and in recorder/pinned.py."
+    )
+
+
 def _chain(error: BaseException) -> Iterator[BaseException]:
     """The error and the ones it was raised from or while handling, outermost first."""
     seen: set[int] = set()
@@ -95,11 +114,14 @@ def _from_hub(error: BaseException) -> bool:
     return isinstance(error, DownloadStuck) or type(error).__module__.split(".")[0] in LIBRARIES
 
 
-def _cause(error: BaseException) -> str:
-    """The failure as the hub's libraries (or the download guard) saw it, and what lay under it."""
+def _cause(error: BaseException, *, own: bool = False) -> str:
+    """The failure as the hub's libraries (or the download guard) saw it, and what lay under it.
+
+    `own` puts `error` itself first, as when a snippet's library wrapped the failure in its own words.
+    """
     found = [link for link in _chain(error) if _from_hub(link)] or [error]
     parts: list[str] = []
-    for link in [found[0], found[-1]]:
+    for link in [*([error] if own else []), found[0], found[-1]]:
         text = _one_line(link)
         if not parts or not any(_text(link) in part for part in parts):
             parts.append(text)

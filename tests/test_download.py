@@ -20,6 +20,8 @@ import pytest
 from recorder import download
 from recorder.checkpoint import snapshot_dir
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, short
+from recorder.runner import run_one
+from recorder.snippets import Snippet
 from stand_in_hub import Snapshot, StandInHub
 from support import snapshot
 
@@ -150,3 +152,18 @@ def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_re_
         assert entry["model"]["files"] == served.etags
     assert all(entries[name] == published[name] for name, entry in entries.items() if not entry["model"])
 
+
+def test_a_hub_error_inside_a_snippet_is_not_blamed_on_the_snippet(tmp_path: Path) -> None:
+    """As transformers does, the snippet wraps the network's error in its own."""
+    path = tmp_path / "snippets" / "loads.py"
+    path.parent.mkdir()
+    path.write_text("import httpx\n\ntry:\n    raise httpx.ConnectError('[Errno 111] Connection refused')\n"
+                    "except httpx.ConnectError as error:\n"
+                    "    raise OSError(\"We couldn't connect to the hub to load this file\") from error\n")
+    with pytest.raises(download.DownloadFailed) as raised:
+        run_one(Snippet("loads", path, (path,), frozenset({"httpx"})), tmp_path, timeout=30)
+    message = str(raised.value)
+    assert message.startswith("snippets/loads.py could not get the model's files ")
+    assert ("OSError: We couldn't connect to the hub to load this file, "
+            "caused by ConnectError: [Errno 111] Connection refused") in message
+    assert "not the snippet's code" in message and "run `make record` again" in message
