@@ -9,14 +9,14 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from recorder import check, diff, hub, pr_record, store
+from recorder import check, diff, download, hub, pr_record, store
 from recorder.published import PublishedMismatch, attach, run_trials
 from recorder.record import DEFAULT_TIMEOUT, record
 from recorder.runner import SnippetFailed
 from recorder.snippets import SnippetError
 
 FAILURES = (store.RecordError, SnippetFailed, SnippetError, hub.ModelUnavailable,
-            hub.WrongWeights, PublishedMismatch, diff.DiffError)
+            hub.WrongWeights, download.DownloadFailed, PublishedMismatch, diff.DiffError)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
