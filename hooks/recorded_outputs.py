@@ -22,6 +22,7 @@ from typing import Any
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
@@ -130,6 +131,9 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig,
     return context
 
 
+# Before the plugins that read the page (mkdocs-llmstxt converts it to Markdown): they must see
+# the recorded outputs, not the placeholders that stand for them until now.
+@event_priority(50)
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     if page.file.src_uri.endswith(".ipynb"):
         try:
