@@ -22,13 +22,14 @@ from typing import Any
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
 from recorder import notebook, repository, store
 from recorder.pages import PageError, PageState, Recorded, expand, replace_placeholders
-from recorder.pinned import OUTPUTS_DIR, SNIPPETS_DIR
+from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
 
 log = logging.getLogger("mkdocs.hooks.recorded_outputs")
 _previewing = False
@@ -92,10 +93,14 @@ def _repository(config: MkDocsConfig) -> repository.Repository | None:
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    """Publish the snippet sources, so each output can link to the file that printed it."""
+    """Publish the snippet sources, so each output can link to the file that printed it,
+    and the manifest, so tools can read every output's record."""
     root = _root(config)
     for path in sorted((root / SNIPPETS_DIR).glob("*.py")):
         files.append(File.generated(config, f"{SNIPPETS_DIR}/{path.name}", abs_src_path=str(path)))
+    manifest = root / OUTPUTS_DIR / MANIFEST_NAME
+    if manifest.is_file():  # a preview may run before anything was recorded
+        files.append(File.generated(config, f"{OUTPUTS_DIR}/{MANIFEST_NAME}", abs_src_path=str(manifest)))
     return files
 
 
@@ -126,6 +131,9 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig,
     return context
 
 
+# Before the plugins that read the page (mkdocs-llmstxt converts it to Markdown): they must see
+# the recorded outputs, not the placeholders that stand for them until now.
+@event_priority(50)
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     if page.file.src_uri.endswith(".ipynb"):
         try:
