@@ -38,7 +38,6 @@ def record_in_a_fork(project: Path, kill_before_call: int, report: Path) -> int:
     """
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
-        sys.settrace(None)  # coverage's tracer: this child runs no snippet worth measuring
         status = 1
         try:
             _kill_while_committing(kill_before_call)

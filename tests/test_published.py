@@ -12,7 +12,7 @@ import pytest
 from recorder import published as published_module
 from recorder.__main__ import main
 from recorder.published import PublishedMismatch, check, form
-from support import COVERAGE_VARIABLE, ROOT, snapshot
+from support import ROOT, snapshot
 
 TRIALS = ["True\n[0.015366, -0.028914]\n", "True\n[0.512290, 0.020567]\n"]
 
@@ -48,7 +48,6 @@ def record_published(project: Path, stand_in_caches: tuple[Path, Path], monkeypa
     """`python -m recorder record --published ...` in the project copy, run in this process
     with the session's stand-in checkpoints instead of two new ones."""
     monkeypatch.setattr(published_module, "stand_in_checkpoints", lambda report: nullcontext(list(stand_in_caches)))
-    monkeypatch.delenv(COVERAGE_VARIABLE, raising=False)  # the trial runs need no coverage
 
     def record(*flags: str) -> tuple[int, str, str]:
         status = main(["--root", str(project), "record", "--published", *flags])
