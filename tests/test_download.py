@@ -99,11 +99,11 @@ def test_downloaded_stand_in_weights_run_and_are_refused(run, project: Path, sta
     before = committed(project)
     result = record_online(run, project, stand_in_hub, hf_home)
 
-    failed(result, "not the pinned GPT-2 weights")
+    failed(result, f"{downloaded(hf_home)} has sha256 {stand_in_hub.snapshot.etags[WEIGHTS_FILE]}",
+           "not the pinned GPT-2 weights", "is never recorded", "run `make record` with network access")
     assert f"downloading {WEIGHTS_FILE} of {MODEL_ID}@{short()} from {stand_in_hub.url}" in result.stdout
     assert "snippets/embedding_table.py" in result.stdout  # the model snippets ran on the download
     assert stand_in_hub.asked_for("GET", WEIGHTS_FILE) == 1
-    assert f"has sha256 {stand_in_hub.snapshot.etags[WEIGHTS_FILE]}" in result.stderr
     assert committed(project) == before
 
 
