@@ -1,4 +1,4 @@
-"""Command line of the record step: `python -m recorder [record|check|trial] ...`."""
+"""Command line of the record step: `python -m recorder [record|check|trial|compat] ...`."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from recorder import hub, notebook, store
+from recorder import compat_table, hub, notebook, store
+from recorder.compat import make_compat
 from recorder.published import PublishedMismatch, attach, run_trials
 from recorder.record import DEFAULT_TIMEOUT, record
 from recorder.runner import SnippetFailed
 from recorder.snippets import SnippetError
 
 FAILURES = (store.RecordError, SnippetFailed, SnippetError, hub.ModelUnavailable,
-            hub.WrongWeights, PublishedMismatch)
+            hub.WrongWeights, PublishedMismatch, compat_table.CompatError)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -36,6 +37,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
     trial.add_argument("--hub-cache", type=Path, action="append", required=True,
                        help="a Hugging Face cache holding a stand-in checkpoint (repeatable)")
     trial.add_argument("names", nargs="+")
+
+    compat = commands.add_parser("compat", help="run every snippet with several transformers releases; "
+                                                "writes compat/results.json")
+    compat.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
     return parser.parse_args(argv)
 
 
@@ -52,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
             for problem in found:
                 print(problem.message, file=sys.stderr)
             return 1 if found else 0
+        elif args.command == "compat":
+            make_compat(root, timeout=args.timeout, report=partial(print, flush=True))
         else:
             outputs = run_trials(root, args.names, args.hub_cache, timeout=args.timeout,
                                  report=lambda line: print(line, file=sys.stderr))

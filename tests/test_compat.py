@@ -1,13 +1,25 @@
-"""The version table: how a snippet's run with another release is judged, and reading the committed table."""
+"""The version table: how a run is judged, how `make compat` runs the snippets and builds its
+environments, and reading the committed table.
+
+Nothing here creates a virtual environment or loads a model: the releases are stand-in
+interpreters (this one, told which release it plays) and the snippets print plain text.
+"""
 
 from __future__ import annotations
 
+import json
+import stat
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from recorder import compat_table
+from recorder import compat, compat_envs, compat_table, record, store
 from recorder.compat_verdict import Printed, verdict, weight_dependent_lines
+from recorder.snippets import discover, sha256_file
+from support import COVERAGE_VARIABLE
 
 RECORDED = "True\n[0.052651, -0.010756]\ntorch.Size([1, 5])\n"
 # The pinned release against a stand-in: other weight values, so line 2 depends on them.
@@ -56,6 +68,127 @@ def test_the_pinned_release_must_print_the_recorded_lines(reference: Printed, me
         weight_dependent_lines("x", RECORDED, reference, "5.17.0")
 
 
+# Snippets of a small project. Each prints what the release it runs with ($RELEASE) makes of it;
+# release 1.0 is the pinned one, against whose recorded outputs every release is compared.
+SNIPPETS = {
+    "steady": 'print("True")\n',
+    "row": 'import os\nprint("[0.123456, -0.654321]" if os.environ["RELEASE"] == "1.0" else "[0.1, -0.6]")\n',
+    "shape": 'import os\nprint("torch.Size([1, 5])" if os.environ["RELEASE"] == "1.0" else "torch.Size([5])")\n',
+    "broken": 'import os, sys\nprint("<script>alert(1)</script>")\n'
+              'if os.environ["RELEASE"] == "2.0":\n'
+              '    print("a warning", file=sys.stderr)\n'
+              '    raise ImportError("cannot import name <GPT2Model>")\n',
+    "environment": 'import os, sys\nprint(os.environ["HF_HUB_OFFLINE"], os.environ["HF_HUB_CACHE"], '
+                   '"PYTHONPATH" in os.environ, sys.path[0].endswith("snippets"))\n',
+}
+# What the site shows for each: the real model's values where it has them.
+OUTPUTS = {"steady": "True\n", "row": "[0.052651, -0.010756]\n", "shape": "torch.Size([1, 5])\n",
+           "broken": "<script>alert(1)</script>\n", "environment": "1 {cache} False True\n"}
+
+
+def small_project(root: Path, hub_cache: Path) -> Path:
+    """Snippets, outputs recorded as `make record` would (manifest included) and requirements.txt."""
+    (root / "snippets").mkdir(parents=True)
+    for name, source in SNIPPETS.items():
+        (root / "snippets" / f"{name}.py").write_text(source, encoding="utf-8")
+    (root / "requirements.txt").write_text("transformers==1.0\n", encoding="utf-8")
+    (root / "outputs").mkdir()
+    entries = {}
+    for name, snippet in discover(root).items():
+        output = OUTPUTS[name].format(cache=hub_cache).encode()
+        (root / "outputs" / f"{name}.txt").write_bytes(output)
+        entries[name] = record.entry(root, snippet, output, origin="executed", seconds=0.0, model=None)
+    (root / "outputs" / "manifest.json").write_bytes(store.manifest_bytes(entries))
+    assert store.problems(root) == []
+    return root
+
+
+def release_interpreter(folder: Path, release: str) -> Path:
+    """An executable that runs this Python as if transformers `release` were installed."""
+    path = folder / f"python-{release}"
+    path.write_text(f'#!/bin/sh\nRELEASE={release} exec "{sys.executable}" "$@"\n', encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], list[str]]:
+    """A small project, and the table `make compat` makes of it with releases 1.0 (pinned) and 2.0."""
+    folder = tmp_path_factory.mktemp("compat")
+    hub_cache = folder / "hub"
+    root = small_project(folder / "project", hub_cache)
+    installs = compat.plan(root, ("1.0", "2.0"))
+    assert installs == {"1.0": None, "2.0": []}, "the pinned release installs nothing; the snippets import no package"
+    printed: list[str] = []
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.delenv(COVERAGE_VARIABLE, raising=False)  # these snippets are not the project's
+        table = compat.check_releases(root, installs, hub_cache, timeout=30, report=printed.append,
+                                      interpreter=lambda release, wanted: release_interpreter(folder, release))
+    compat_table.write(root, table)
+    return root, table, printed
+
+
+def results(table: dict[str, Any], release: str) -> dict[str, dict[str, Any]]:
+    return {name: row["results"][release] for name, row in table["snippets"].items()}
+
+
+def test_the_pinned_release_runs_first_and_matches_its_recorded_outputs(checked) -> None:
+    root, table, printed = checked
+    assert printed[0] == "transformers 1.0 (1/2)" and "transformers 2.0 (2/2)" in printed
+    assert "  [3/5] snippets/row.py: same" in [line.rsplit("  ", 1)[0] for line in printed]
+    assert table["reference"] == "1.0" and list(table["releases"]) == ["1.0", "2.0"]
+    assert {cell["verdict"] for cell in results(table, "1.0").values()} == {"same"}
+
+
+def test_each_snippet_runs_as_a_reader_runs_it_offline_from_the_project_root(checked) -> None:
+    """`environment` printed what it saw: offline, the stand-in's cache, no PYTHONPATH, snippets/ on the path."""
+    root, table, _ = checked
+    assert results(table, "2.0")["environment"] == {"verdict": "same"}
+
+
+def test_another_release_is_judged_line_by_line(checked) -> None:
+    _, table, _ = checked
+    other = results(table, "2.0")
+    assert other["steady"] == {"verdict": "same"}
+    assert other["row"]["lines"] == [{"line": 1, "recorded": "[0.052651, -0.010756]", "printed": "[0.1, -0.6]",
+                                      "compared": "by form"}]
+    assert other["shape"]["lines"] == [{"line": 1, "recorded": "torch.Size([1, 5])", "printed": "torch.Size([5])",
+                                        "compared": "exactly"}]
+    assert other["broken"] == {"verdict": "error", "error": "ImportError: cannot import name <GPT2Model>"}
+
+
+def test_the_table_records_what_each_release_ran_with_and_what_it_checked(checked) -> None:
+    root, table, _ = checked
+    for about in table["releases"].values():
+        assert about["versions"]["python"] == ".".join(map(str, sys.version_info[:3]))
+        assert set(about["versions"]) == {"python", "torch", "transformers", "tokenizers", "safetensors",
+                                          "huggingface_hub"}
+        assert about["checked_at"].endswith("+00:00")
+    written = json.loads(compat_table.results_path(root).read_text(encoding="utf-8"))
+    assert written["about"] == compat_table.HEADER
+    for name, row in written["snippets"].items():
+        assert row["sources"] == {f"snippets/{name}.py": sha256_file(root / "snippets" / f"{name}.py")}
+        assert row["output_sha256"] == sha256_file(root / "outputs" / f"{name}.txt")
+
+
+def test_a_snippet_that_outlives_its_timeout_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "slow.py").write_text("import time\ntime.sleep(30)\n", encoding="utf-8")
+    snippet = discover(tmp_path)["slow"]
+    printed = compat.run_snippet(Path(sys.executable), tmp_path, snippet, tmp_path, timeout=0.5)
+    assert printed.error == "did not finish within 0.5 s"
+
+
+def test_outputs_out_of_date_stop_the_run_before_anything_runs(tmp_path: Path) -> None:
+    root = small_project(tmp_path / "project", tmp_path / "hub")
+    (root / "snippets" / "steady.py").write_text('print("False")\n', encoding="utf-8")
+    with pytest.raises(compat_table.CompatError, match=r"(?s)out of date:.*snippets/steady.py changed.*make record"):
+        compat.plan(root, ("1.0", "2.0"))
+    (root / "snippets" / "steady.py").write_text(SNIPPETS["steady"], encoding="utf-8")
+    with pytest.raises(compat_table.CompatError, match=r"leave out 1.0, the one requirements.txt pins"):
+        compat.plan(root, ("2.0",))
+
+
 @pytest.mark.parametrize(("content", "message"), [
     (None, "compat/results.json does not exist. Run `make compat`"),
     ("{", "compat/results.json is not a valid version table"),
@@ -68,3 +201,48 @@ def test_a_missing_or_broken_table_names_the_file_and_the_fix(tmp_path: Path, co
         (tmp_path / "compat" / "results.json").write_text(content, encoding="utf-8")
     with pytest.raises(compat_table.CompatError, match=message):
         compat_table.read(tmp_path)
+
+
+def test_requirements_pin_what_the_snippets_import_with_the_release_under_test(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("torch==2.13.0  # CPU\nPyYAML==6.0.4\ntransformers==5.17.0\n")
+    assert compat_envs.pinned_release(tmp_path) == "5.17.0"
+    wanted = compat_envs.requirements(tmp_path, {"torch", "transformers", "yaml", "xml", "collections"}, "4.57.6")
+    assert wanted == ["PyYAML==6.0.4", "torch==2.13.0", "transformers==4.57.6"]
+    with pytest.raises(compat_table.CompatError, match="imports `einops`, which requirements.txt does not pin"):
+        compat_envs.requirements(tmp_path, {"einops"}, "4.57.6")
+
+
+def test_an_environment_is_reused_while_it_holds_what_it_should(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    commands: list[list[str]] = []
+
+    def succeed(command: list[str], check: bool) -> subprocess.CompletedProcess[str]:
+        commands.append(command)
+        if "venv" in command:
+            Path(command[-1]).mkdir(parents=True)
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(compat_envs.subprocess, "run", succeed)
+    printed: list[str] = []
+    wanted = ["torch==2.13.0", "transformers==4.57.6"]
+
+    python = compat_envs.prepare(tmp_path, "4.57.6", wanted, printed.append)
+    assert python == tmp_path / ".compat" / "venv-4.57.6" / "bin" / "python"
+    assert [command[1:3] for command in commands] == [["-m", "venv"], ["-m", "pip"]]
+    assert commands[1][-2:] == wanted
+    assert printed == ["creating .compat/venv-4.57.6: pip install torch==2.13.0 transformers==4.57.6"]
+
+    assert compat_envs.prepare(tmp_path, "4.57.6", wanted, printed.append) == python
+    assert len(commands) == 2 and printed[-1].startswith("reusing .compat/venv-4.57.6")
+
+    compat_envs.prepare(tmp_path, "4.57.6", [*wanted, "numpy==2.4.6"], printed.append)
+    assert len(commands) == 4, "what it holds changed: built anew"
+
+
+def test_a_failed_install_is_named_and_marks_nothing_installed(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(compat_envs.subprocess, "run",
+                        lambda command, check: subprocess.CompletedProcess(command, int("pip" in command)))
+    with pytest.raises(compat_table.CompatError, match=r"could not create .compat/venv-5.0.0 .*make compat"):
+        compat_envs.prepare(tmp_path, "5.0.0", ["transformers==5.0.0"], lambda line: None)
+    assert not (compat_envs.env_dir(tmp_path, "5.0.0") / compat_envs.MARKER).exists()
