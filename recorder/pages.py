@@ -6,6 +6,7 @@ A page writes, each block directive alone on its line:
     {{ example FILE:SECTION }}   the same, followed by its recorded output and provenance
     {{ figure FILE "ALT" }}      the SVG a snippet printed, inline, with its provenance
     {{ value NAME }}             inline: a named value read from a recorded output
+    {{ compatibility }}          the version table of compat/results.json (see compat_page)
 
 `code` and `example` take `highlight=SUBSECTION` after the section to highlight
 the lines of a section nested in it, so prose can point at one line by name.
@@ -28,6 +29,8 @@ from typing import Any
 from mkdocs.utils import get_relative_url
 from pymdownx.snippets import SnippetPreprocessor
 
+from recorder import compat_page
+from recorder.compat_table import CompatError
 from recorder.inline_svg import UnsafeFigure, accessible_svg
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, SNIPPETS_DIR, short
 from recorder.repository import Repository
@@ -120,11 +123,19 @@ def expand(markdown: str, page: str, recorded: Recorded, state: PageState, page_
             if not _VALUE_NAME.match(argument):
                 raise PageError(f"{page}: `{{{{ value {argument} }}}}` needs a value name.")
             return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(recorded.value(argument), quote=False))
-        if kind not in ("code", "example", "figure"):
-            raise PageError(f"{page}: unknown directive `{{{{{body}}}}}`. Use code, example, figure or value.")
+        if kind not in ("code", "example", "figure", "compatibility"):
+            raise PageError(f"{page}: unknown directive `{{{{{body}}}}}`. Use code, example, figure or value, "
+                            "or compatibility for the version table.")
         indent = match.group("indent")
         if indent is None or match.group("rest") is None:
             raise PageError(f"{page}: `{{{{ {kind} ... }}}}` must stand alone on its own line.")
+        if kind == "compatibility":
+            if argument:
+                raise PageError(f"{page}: `{{{{ compatibility }}}}` takes no argument.")
+            try:
+                return indent + state.placeholder(compat_page.render(recorded.root, page_url, recorded.repository))
+            except CompatError as error:
+                raise PageError(str(error)) from None
         if kind == "figure":
             figure = _FIGURE_ARGUMENT.match(argument)
             if figure is None:

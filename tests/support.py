@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # What a project copy needs to record outputs and build the site.
-PROJECT_PARTS = ("docs", "hooks", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
+PROJECT_PARTS = ("compat", "docs", "hooks", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
                  "requirements.txt")
 # Set by coverage in this process so that child interpreters measure themselves too.
 COVERAGE_VARIABLE = "COVERAGE_PROCESS_CONFIG"

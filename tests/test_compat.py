@@ -1,5 +1,5 @@
 """The version table: how a run is judged, how `make compat` runs the snippets and builds its
-environments, and reading the committed table.
+environments, the page it gives, and when a row is stale.
 
 Nothing here creates a virtual environment or loads a model: the releases are stand-in
 interpreters (this one, told which release it plays) and the snippets print plain text.
@@ -15,11 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bs4 import BeautifulSoup
 
 from recorder import compat, compat_envs, compat_table, record, store
+from recorder.compat_page import render
 from recorder.compat_verdict import Printed, verdict, weight_dependent_lines
 from recorder.snippets import discover, sha256_file
-from support import COVERAGE_VARIABLE
+from support import COVERAGE_VARIABLE, ROOT
+
 
 RECORDED = "True\n[0.052651, -0.010756]\ntorch.Size([1, 5])\n"
 # The pinned release against a stand-in: other weight values, so line 2 depends on them.
@@ -189,6 +192,73 @@ def test_outputs_out_of_date_stop_the_run_before_anything_runs(tmp_path: Path) -
         compat.plan(root, ("2.0",))
 
 
+def page(root: Path) -> BeautifulSoup:
+    return BeautifulSoup(render(root, "compatibility/"), "html.parser")
+
+
+def row_cells(document: BeautifulSoup, name: str) -> list[Any]:
+    link = document.find("a", string=f"{name}.py")
+    assert link is not None, name
+    return link.find_parent("tr").find_all("td")
+
+
+def test_the_page_shows_a_row_per_snippet_and_a_column_per_release(checked) -> None:
+    root, table, _ = checked
+    document = page(root)
+    results_table = document.find("table")
+    heads = [th.get_text(" ", strip=True) for th in results_table.thead.find_all("th")]
+    assert heads == ["Example", "1.0 (pinned)", "2.0"]
+    assert [a.get_text() for a in results_table.tbody.select("th a")] == [f"{name}.py" for name in sorted(SNIPPETS)]
+    assert results_table.tbody.select_one("th a")["href"] == "../snippets/broken.py"
+    assert [cell.get_text() for cell in row_cells(document, "steady")] == ["same", "same"]
+    versions = [item.get_text() for item in document.select(".compat-versions li")]
+    assert [line.split(" · ")[0] for line in versions] == ["transformers 1.0", "transformers 2.0"]
+    python = table["releases"]["2.0"]["versions"]["python"]
+    assert f"Python {python} · checked on {table['releases']['2.0']['checked_at'][:10]}" in versions[1]
+
+
+def linked_section(document: BeautifulSoup, cell: Any) -> Any:
+    """The section a cell's link leads to."""
+    target = document.find(id=cell.a["href"].removeprefix("#"))
+    assert target is not None and target.name == "section"
+    return target
+
+
+def test_a_difference_or_an_error_is_one_click_away_as_literal_text(checked) -> None:
+    root, _, _ = checked
+    document = page(root)
+    shape = row_cells(document, "shape")[1]
+    assert shape.a.get_text() == "differs: 1 line"
+    section = linked_section(document, shape)
+    assert section.h3.get_text() == "shape.py with transformers 2.0: differs"
+    assert section.pre.get_text() == ("line 1, compared exactly\n  site:    torch.Size([1, 5])\n"
+                                      "  printed: torch.Size([5])")
+    assert "weight values, compared by form" in linked_section(document, row_cells(document, "row")[1]).pre.get_text()
+    broken = row_cells(document, "broken")[1]
+    assert broken.a.get_text() == "error"
+    assert linked_section(document, broken).pre.get_text() == "ImportError: cannot import name <GPT2Model>"
+    assert document.find("gpt2model") is None, "text from the file is escaped, never markup"
+    assert len(document.find_all("section")) == 3, "a section for each cell that is not the same, no more"
+
+
+def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, tmp_path: Path) -> None:
+    root, _, _ = checked
+    copy = tmp_path / "project"
+    subprocess.run(["cp", "-r", str(root), str(copy)], check=True)
+    assert compat_table.problems(copy) == []
+    (copy / "snippets" / "shape.py").write_text(SNIPPETS["shape"] + "# now commented\n", encoding="utf-8")
+    (copy / "outputs" / "row.txt").write_text("[0.052651, -0.010757]\n", encoding="utf-8")
+    document = page(copy)
+    for name, changed in (("shape", "snippets/shape.py (or a snippet it imports)"), ("row", "outputs/row.txt")):
+        cells = row_cells(document, name)
+        assert len(cells) == 1 and cells[0]["colspan"] == "2"
+        assert cells[0].get_text() == f"not yet checked: {changed} changed since compat/results.json was made"
+        assert document.find(id=f"compat-{name}-2.0") is None, "no old verdict"
+    assert [problem.snippet for problem in compat_table.problems(copy)] == ["row", "shape"]
+    assert all(problem.message.endswith("Run `make compat` and commit compat/results.json.")
+               for problem in compat_table.problems(copy))
+
+
 @pytest.mark.parametrize(("content", "message"), [
     (None, "compat/results.json does not exist. Run `make compat`"),
     ("{", "compat/results.json is not a valid version table"),
@@ -246,3 +316,14 @@ def test_a_failed_install_is_named_and_marks_nothing_installed(tmp_path: Path,
     with pytest.raises(compat_table.CompatError, match=r"could not create .compat/venv-5.0.0 .*make compat"):
         compat_envs.prepare(tmp_path, "5.0.0", ["transformers==5.0.0"], lambda line: None)
     assert not (compat_envs.env_dir(tmp_path, "5.0.0") / compat_envs.MARKER).exists()
+
+
+@pytest.mark.slow
+def test_the_built_page_shows_every_snippet_and_release_of_the_committed_table(built_site: Path) -> None:
+    table = compat_table.read(ROOT)
+    document = BeautifulSoup((built_site / "compatibility" / "index.html").read_text(encoding="utf-8"),
+                             "html.parser")
+    results_table = document.select_one("article .compatibility table")
+    heads = [th.get_text(" ", strip=True).removesuffix(" (pinned)") for th in results_table.thead.find_all("th")]
+    assert heads == ["Example", *table["releases"]]
+    assert [a.get_text() for a in results_table.tbody.select("th a")] == [f"{name}.py" for name in discover(ROOT)]
