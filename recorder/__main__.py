@@ -56,6 +56,12 @@ def main(argv: list[str] | None = None) -> int:
             found = store.problems(root) + notebook.problems(root, *notebook.load(root))
             for problem in found:
                 print(problem.message, file=sys.stderr)
+            # Said, but not a failure (nor does it fail the build): the page shows a stale row of the
+            # version table as "not yet checked", never with an old verdict, so the site stays true;
+            # and `make compat` installs several transformers releases, too much to demand before
+            # every deploy (publish.yml runs this check) or every build.
+            for problem in compat_table.problems(root):
+                print(f"notice: {problem.message}", file=sys.stderr)
             return 1 if found else 0
         elif args.command == "compat":
             make_compat(root, timeout=args.timeout, report=partial(print, flush=True))

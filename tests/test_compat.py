@@ -18,11 +18,11 @@ import pytest
 from bs4 import BeautifulSoup
 
 from recorder import compat, compat_envs, compat_table, record, store
+from recorder.__main__ import main
 from recorder.compat_page import render
 from recorder.compat_verdict import Printed, verdict, weight_dependent_lines
 from recorder.snippets import discover, sha256_file
 from support import COVERAGE_VARIABLE, ROOT
-
 
 RECORDED = "True\n[0.052651, -0.010756]\ntorch.Size([1, 5])\n"
 # The pinned release against a stand-in: other weight values, so line 2 depends on them.
@@ -271,6 +271,19 @@ def test_a_missing_or_broken_table_names_the_file_and_the_fix(tmp_path: Path, co
         (tmp_path / "compat" / "results.json").write_text(content, encoding="utf-8")
     with pytest.raises(compat_table.CompatError, match=message):
         compat_table.read(tmp_path)
+
+
+def test_recorder_check_mentions_a_stale_table_without_failing(project: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    results_path = compat_table.results_path(project)
+    table = json.loads(results_path.read_text(encoding="utf-8"))
+    table["snippets"]["row_lookup"]["sources"]["snippets/row_lookup.py"] = "0" * 64
+    results_path.write_text(json.dumps(table), encoding="utf-8")
+
+    assert main(["--root", str(project), "check"]) == 0
+    assert ("notice: snippets/row_lookup.py (or a snippet it imports) changed since compat/results.json was made: "
+            "the version table shows it as not yet checked. Run `make compat` and commit compat/results.json."
+            in capsys.readouterr().err)
 
 
 def test_requirements_pin_what_the_snippets_import_with_the_release_under_test(tmp_path: Path) -> None:
