@@ -28,6 +28,7 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
 from recorder import notebook, repository, store
+from recorder.compat_table import COMPAT_DIR
 from recorder.pages import PageError, PageState, Recorded, expand, replace_placeholders
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
 
@@ -151,6 +152,6 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
 
 def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
     root = _root(config)
-    for folder in (SNIPPETS_DIR, OUTPUTS_DIR):
+    for folder in (SNIPPETS_DIR, OUTPUTS_DIR, COMPAT_DIR):
         server.watch(str(root / folder))
     return server

@@ -7,6 +7,7 @@ A page writes, each block directive alone on its line:
     {{ figure FILE "ALT" }}      the SVG a snippet printed, inline, with its provenance
     {{ provenance }}             every output's whole record, in one table
     {{ value NAME }}             inline: a named value read from a recorded output
+    {{ compatibility }}          the version table of compat/results.json (see compat_page)
 
 `code` and `example` take `highlight=SUBSECTION` after the section to highlight
 the lines of a section nested in it, so prose can point at one line by name.
@@ -28,6 +29,8 @@ from typing import Any
 
 from pymdownx.snippets import SnippetPreprocessor
 
+from recorder import compat_page
+from recorder.compat_table import CompatError
 from recorder.inline_svg import UnsafeFigure, accessible_svg
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, SNIPPETS_DIR, short
 from recorder.provenance import record_details, record_table, source_href
@@ -121,17 +124,21 @@ def expand(markdown: str, page: str, recorded: Recorded, state: PageState, page_
             if not _VALUE_NAME.match(argument):
                 raise PageError(f"{page}: `{{{{ value {argument} }}}}` needs a value name.")
             return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(recorded.value(argument), quote=False))
-        if kind not in ("code", "example", "figure", "provenance"):
+        if kind not in ("code", "example", "figure", "provenance", "compatibility"):
             raise PageError(f"{page}: unknown directive `{{{{{body}}}}}`. "
-                            "Use code, example, figure, provenance or value.")
+                            "Use code, example, figure, provenance, compatibility or value.")
         indent = match.group("indent")
         if indent is None or match.group("rest") is None:
             raise PageError(f"{page}: `{{{{ {kind} ... }}}}` must stand alone on its own line.")
+        if kind in ("provenance", "compatibility") and argument:
+            raise PageError(f"{page}: `{{{{ {kind} {argument} }}}}` takes nothing: write `{{{{ {kind} }}}}`.")
         if kind == "provenance":
-            if argument:
-                raise PageError(f"{page}: `{{{{ provenance {argument} }}}}` takes nothing: "
-                                "write `{{ provenance }}`.")
             return indent + state.placeholder(record_table(recorded.manifest, page_url, recorded.repository))
+        if kind == "compatibility":
+            try:
+                return indent + state.placeholder(compat_page.render(recorded.root, page_url, recorded.repository))
+            except CompatError as error:
+                raise PageError(str(error)) from None
         if kind == "figure":
             figure = _FIGURE_ARGUMENT.match(argument)
             if figure is None:

@@ -15,7 +15,7 @@ COVERAGE_DATA = ROOT / ".coverage"
 # set for the stand-in runs of every snippet only (tests/snippet_coverage.py).
 MEASURED = {"COVERAGE_PROCESS_START": str(COVERAGE_CONFIG), "COVERAGE_FILE": str(COVERAGE_DATA)}
 # What a project copy needs to record outputs and build the site.
-PROJECT_PARTS = ("docs", "hooks", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
+PROJECT_PARTS = ("compat", "docs", "hooks", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
                  "requirements.txt")
 
 

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Request, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Request, expect, sync_playwright
 
+from recorder import compat_table
+from recorder.snippets import discover
 from support import ROOT
 from tools.local_site import served
 
@@ -24,7 +26,8 @@ ARTIFACTS = ROOT / "test-artifacts"
 ARTICLE = "token-embeddings/"
 NOTEBOOK_PAGE = "notebooks/token-embeddings/"
 PROVENANCE_PAGE = "provenance/"
-PAGES = ("", ARTICLE, NOTEBOOK_PAGE, PROVENANCE_PAGE)
+COMPATIBILITY_PAGE = "compatibility/"
+PAGES = ("", ARTICLE, NOTEBOOK_PAGE, PROVENANCE_PAGE, COMPATIBILITY_PAGE)
 PHONE = {"width": 390, "height": 844}
 MARKDOWN = (ROOT / "docs" / "token-embeddings.md").read_text(encoding="utf-8")
 MANIFEST = json.loads((ROOT / "outputs" / "manifest.json").read_text(encoding="utf-8"))["snippets"]
@@ -125,6 +128,23 @@ def test_pages_load_with_no_error_and_nothing_from_another_host(visit: Visit) ->
     assert visit.errors == []
 
 
+def test_compatibility_table_shows_each_difference_on_a_click(visit: Visit) -> None:
+    """A row per snippet; each verdict other than "same" links to its lines or its error."""
+    table = compat_table.read(ROOT)
+    snippets = discover(ROOT)
+    checked = set(snippets) - set(compat_table.unchecked(ROOT, table, snippets))
+    differing = [cell for name in checked for cell in table["snippets"][name]["results"].values()
+                 if cell["verdict"] != "same"]
+    page = visit.open(COMPATIBILITY_PAGE)
+    results = page.locator("article .compatibility table")
+    assert results.locator("tbody tr").count() == len(snippets)
+    links = results.locator("td a")
+    assert links.count() == len(differing)
+    for link in links.all():
+        link.click()
+        expect(page.locator(f"[id='{link.get_attribute('href').removeprefix('#')}'] pre")).to_be_in_viewport()
+
+
 def test_notebook_page_renders_its_cells_and_offers_the_file(visit: Visit) -> None:
     notebook = json.loads((ROOT / "docs" / "notebooks" / "token-embeddings.ipynb").read_text(encoding="utf-8"))
     code_cells = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
@@ -197,7 +217,7 @@ def test_the_provenance_table_scrolls_inside_the_page_on_a_phone(visit: Visit) -
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path", [ARTICLE, NOTEBOOK_PAGE, PROVENANCE_PAGE])
+@pytest.mark.parametrize("path", [ARTICLE, NOTEBOOK_PAGE, PROVENANCE_PAGE, COMPATIBILITY_PAGE])
 def test_no_serious_accessibility_violations(visit: Visit, path: str, scheme: str) -> None:
     if not AXE.is_file():
         pytest.fail(f"{AXE.relative_to(ROOT)} not found: run `npm ci` (`make test` does it).")

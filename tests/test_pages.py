@@ -81,7 +81,7 @@ def recorded() -> Recorded:
     ("{{ figure lookup_figure.py }}", 'needs FILE.py "alt text"'),
     ("{{ figure missing_figure.py \"A figure.\" }}", "snippets/missing_figure.py does not exist"),
     ("{{ example row_lookup.py:lookup highlight=Select }}", "optionally followed by highlight=SUBSECTION"),
-    ("{{ chart lookup.svg }}", "Use code, example, figure, provenance or value"),
+    ("{{ chart lookup.svg }}", "Use code, example, figure, provenance, compatibility or value"),
     ("{{ provenance row_lookup.py }}", "takes nothing: write `{{ provenance }}`"),
 ])
 def test_a_malformed_directive_names_the_page_and_the_fix(recorded: Recorded, directive: str, message: str) -> None:
