@@ -22,7 +22,7 @@ from recorder.__main__ import main
 from recorder.compat_page import render
 from recorder.compat_verdict import Printed, verdict, weight_dependent_lines
 from recorder.snippets import discover, sha256_file
-from support import COVERAGE_VARIABLE, ROOT
+from support import ROOT
 
 RECORDED = "True\n[0.052651, -0.010756]\ntorch.Size([1, 5])\n"
 # The pinned release against a stand-in: other weight values, so line 2 depends on them.
@@ -123,10 +123,8 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, A
     installs = compat.plan(root, ("1.0", "2.0"))
     assert installs == {"1.0": None, "2.0": []}, "the pinned release installs nothing; the snippets import no package"
     printed: list[str] = []
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.delenv(COVERAGE_VARIABLE, raising=False)  # these snippets are not the project's
-        table = compat.check_releases(root, installs, hub_cache, timeout=30, report=printed.append,
-                                      interpreter=lambda release, wanted: release_interpreter(folder, release))
+    table = compat.check_releases(root, installs, hub_cache, timeout=30, report=printed.append,
+                                  interpreter=lambda release, wanted: release_interpreter(folder, release))
     compat_table.write(root, table)
     return root, table, printed
 
