@@ -12,7 +12,7 @@ NPM_STAMP := node_modules/.installed
 # outputs for model snippets (offline); TIMEOUT=<seconds> per snippet.
 RECORD_FLAGS := $(if $(FORCE),--force) $(if $(PUBLISHED),--published) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
-.PHONY: help record site serve check diff test bench audit clean
+.PHONY: help record site serve check diff test bench audit compat clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -69,6 +69,11 @@ audit: site $(NPM_STAMP) ## Lighthouse on every page (median of 3); fails when a
 
 bench: $(STAMP) ## Time the build against the limit and mkdocs-jupyter; writes bench/results.json
 	$(BIN)/python -m bench.run
+
+# Not part of `make test` or `make site`: it installs several transformers releases, each into its
+# own environment in .compat/ (reused while it holds what it should; `make clean` keeps them).
+compat: $(STAMP) ## Run every snippet with several transformers releases; writes compat/results.json
+	$(BIN)/python -m recorder compat $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 clean: ## Remove the built site and caches (not .venv)
 	rm -rf site .pytest_cache .coverage .coverage.* test-artifacts

@@ -24,13 +24,15 @@ from urllib.parse import urlsplit
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
 from recorder import notebook, repository, store, unused_css
+from recorder.compat_table import COMPAT_DIR
 from recorder.pages import PageError, PageState, Recorded, expand, replace_placeholders
-from recorder.pinned import OUTPUTS_DIR, SNIPPETS_DIR
+from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
 
 log = logging.getLogger("mkdocs.hooks.recorded_outputs")
 _previewing = False
@@ -94,10 +96,14 @@ def _repository(config: MkDocsConfig) -> repository.Repository | None:
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    """Publish the snippet sources, so each output can link to the file that printed it."""
+    """Publish the snippet sources, so each output can link to the file that printed it,
+    and the manifest, so tools can read every output's record."""
     root = _root(config)
     for path in sorted((root / SNIPPETS_DIR).glob("*.py")):
         files.append(File.generated(config, f"{SNIPPETS_DIR}/{path.name}", abs_src_path=str(path)))
+    manifest = root / OUTPUTS_DIR / MANIFEST_NAME
+    if manifest.is_file():  # a preview may run before anything was recorded
+        files.append(File.generated(config, f"{OUTPUTS_DIR}/{MANIFEST_NAME}", abs_src_path=str(manifest)))
     return files
 
 
@@ -128,6 +134,9 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig,
     return context
 
 
+# Before the plugins that read the page (mkdocs-llmstxt converts it to Markdown): they must see
+# the recorded outputs, not the placeholders that stand for them until now.
+@event_priority(50)
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     if page.file.src_uri.endswith(".ipynb"):
         try:
@@ -169,6 +178,6 @@ def _site_file(site: Path, page_url: str, href: str) -> Path:
 
 def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
     root = _root(config)
-    for folder in (SNIPPETS_DIR, OUTPUTS_DIR):
+    for folder in (SNIPPETS_DIR, OUTPUTS_DIR, COMPAT_DIR):
         server.watch(str(root / folder))
     return server

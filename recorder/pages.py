@@ -5,7 +5,9 @@ A page writes, each block directive alone on its line:
     {{ code FILE:SECTION }}      a snippet section as a code block
     {{ example FILE:SECTION }}   the same, followed by its recorded output and provenance
     {{ figure FILE "ALT" }}      the SVG a snippet printed, inline, with its provenance
+    {{ provenance }}             every output's whole record, in one table
     {{ value NAME }}             inline: a named value read from a recorded output
+    {{ compatibility }}          the version table of compat/results.json (see compat_page)
 
 `code` and `example` take `highlight=SUBSECTION` after the section to highlight
 the lines of a section nested in it, so prose can point at one line by name.
@@ -25,11 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mkdocs.utils import get_relative_url
 from pymdownx.snippets import SnippetPreprocessor
 
+from recorder import compat_page
+from recorder.compat_table import CompatError
 from recorder.inline_svg import UnsafeFigure, accessible_svg
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, SNIPPETS_DIR, short
+from recorder.provenance import record_details, record_table, source_href
 from recorder.repository import Repository
 
 # Inline code and fenced blocks are skipped, so pages can show the syntax itself.
@@ -120,11 +124,21 @@ def expand(markdown: str, page: str, recorded: Recorded, state: PageState, page_
             if not _VALUE_NAME.match(argument):
                 raise PageError(f"{page}: `{{{{ value {argument} }}}}` needs a value name.")
             return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(recorded.value(argument), quote=False))
-        if kind not in ("code", "example", "figure"):
-            raise PageError(f"{page}: unknown directive `{{{{{body}}}}}`. Use code, example, figure or value.")
+        if kind not in ("code", "example", "figure", "provenance", "compatibility"):
+            raise PageError(f"{page}: unknown directive `{{{{{body}}}}}`. "
+                            "Use code, example, figure, provenance, compatibility or value.")
         indent = match.group("indent")
         if indent is None or match.group("rest") is None:
             raise PageError(f"{page}: `{{{{ {kind} ... }}}}` must stand alone on its own line.")
+        if kind in ("provenance", "compatibility") and argument:
+            raise PageError(f"{page}: `{{{{ {kind} {argument} }}}}` takes nothing: write `{{{{ {kind} }}}}`.")
+        if kind == "provenance":
+            return indent + state.placeholder(record_table(recorded.manifest, page_url, recorded.repository))
+        if kind == "compatibility":
+            try:
+                return indent + state.placeholder(compat_page.render(recorded.root, page_url, recorded.repository))
+            except CompatError as error:
+                raise PageError(str(error)) from None
         if kind == "figure":
             figure = _FIGURE_ARGUMENT.match(argument)
             if figure is None:
@@ -225,18 +239,19 @@ def render_figure(recorded: Recorded, name: str, alt: str, page_url: str) -> str
 
 def _with_provenance(recorded: Recorded, name: str, page_url: str, body: str, *,
                      element: str, css_class: str) -> str:
-    """`body` in its block, after a warning if it is stale, and over its provenance line."""
+    """`body` in its block, after a warning if it is stale, over its provenance line, which opens onto its record."""
     warning = ""
     if name in recorded.stale:
         warning = (f'<p class="recorded-output__stale"><strong>Stale output.</strong> '
                    f"{html.escape(recorded.stale[name])}</p>")
-    caption = "figcaption" if element == "figure" else "p"
-    return (
-        f'<{element} class="{css_class}" data-snippet="{html.escape(name)}">{warning}{body}'
-        f'<{caption} class="provenance">'
-        f"{provenance(recorded.manifest[name], name, page_url, recorded.repository)}</{caption}>"
-        f"</{element}>"
-    )
+    # The line's source link stays outside its <summary>: a link inside the control that opens
+    # the record would be a control nested in a control, which screen readers cannot reach.
+    entry = recorded.manifest[name]
+    line = (f"{record_details(origin_line(entry), entry)} · "
+            f"{source_link(name, page_url, recorded.repository)}")
+    caption = "figcaption" if element == "figure" else "div"
+    return (f'<{element} class="{css_class}" data-snippet="{html.escape(name)}">{warning}{body}'
+            f'<{caption} class="provenance">{line}</{caption}></{element}>')
 
 
 def provenance(entry: dict[str, Any], name: str, page_url: str, repository: Repository | None = None) -> str:
@@ -244,11 +259,13 @@ def provenance(entry: dict[str, Any], name: str, page_url: str, repository: Repo
 
     The file is linked in `repository` at the built commit, or else to its copy inside the site.
     """
+    return f"{origin_line(entry)} · {source_link(name, page_url, repository)}"
+
+
+def origin_line(entry: dict[str, Any]) -> str:
+    """The provenance line up to its source: who ran what, with which versions, when."""
     day = html.escape(str(entry["recorded_at"])[:10])
     date = f'<time datetime="{day}">{day}</time>'
-    path = f"{SNIPPETS_DIR}/{name}.py"
-    href = repository.at_commit(path) if repository else get_relative_url(path, page_url)
-    source = f'Source: <a href="{html.escape(href)}">{path}</a>'
     model = entry.get("model")
     gpt2 = f"GPT-2 <code>{MODEL_ID}@{short(model['revision'])}</code>" if model else "no model"
     if entry["origin"] == "published":
@@ -264,7 +281,12 @@ def provenance(entry: dict[str, Any], name: str, page_url: str, repository: Repo
         notes = []
     named = [f"{label} {html.escape(str(versions[package]))}"
              for package, label in _PROVENANCE_VERSIONS.items() if versions.get(package)]
-    return " · ".join([origin, gpt2, *named, *notes, source])
+    return " · ".join([origin, gpt2, *named, *notes])
+
+
+def source_link(name: str, page_url: str, repository: Repository | None) -> str:
+    path = f"{SNIPPETS_DIR}/{name}.py"
+    return f'Source: <a href="{html.escape(source_href(name, page_url, repository))}">{path}</a>'
 
 
 def replace_placeholders(page_html: str, state: PageState) -> str:

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from recorder import hub, notebook, store
+from recorder import download, hub, notebook, store
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, PUBLISHED_DIR, REVISION, SNIPPETS_DIR
 from recorder.runner import Run, quiet_libraries, run_one
 from recorder.snippets import Snippet, discover, key_for, sha256_bytes, source_hashes, versions_for
@@ -104,8 +104,10 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
         if any(snippet.needs_model for snippet in targets):
             online = _configure_hub(root, targets)
             report(f"GPT-2 {MODEL_ID}@{REVISION[:7]}: {'hub reachable' if online else 'offline, from the local cache'}")
-            cached = None if online else hub.cached_weights()
-            if cached is not None:  # nothing will be downloaded: hash it while the snippets run
+            if online:  # a failed download stops here, before any snippet runs
+                download.fetch_pinned(report)
+            cached = hub.cached_weights()
+            if cached is not None:  # the weights the snippets will load: hash them while they run
                 hub.hash_ahead(cached.parent)
         runs = run_all(root, targets, timeout=timeout, report=report)
         model = None

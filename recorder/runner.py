@@ -23,6 +23,7 @@ from pathlib import Path
 from types import FrameType, ModuleType
 from typing import Any
 
+from recorder.download import hub_failure
 from recorder.snippets import Snippet
 
 # An output larger than this is a runaway loop, not something to put on a page.
@@ -151,6 +152,8 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
             raise SnippetFailed(f"{source} exited with status {exit_.code}.") from None
         namespace = {}
     except Exception as error:  # any error a snippet raises is reported, with its own lines
+        if (failure := hub_failure(error, source)) is not None:
+            raise failure from error
         written = noise.getvalue().decode("utf-8", errors="replace").strip()
         raise SnippetFailed(
             f"{source} raised an error:\n{_snippet_traceback(error, snippets_dir)}"

@@ -21,7 +21,9 @@ from filelock import FileLock
 from recorder.published import trial_outputs
 from recorder.repository import VARIABLES as REPOSITORY_VARIABLES
 from recorder.snippets import discover
-from support import PROJECT_PARTS, ROOT, offline_env
+from support import MEASURED, PROJECT_PARTS, ROOT, offline_env
+
+pytest_plugins = ["snippet_coverage"]
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 SEEDS = (1, 2)
@@ -91,12 +93,14 @@ def second_stand_in_cache(stand_in_caches: tuple[Path, Path]) -> Path:
 def stand_in_outputs(shared_folder: Path, stand_in_caches: tuple[Path, Path]) -> list[dict[str, str]]:
     """Every snippet's stdout against each stand-in, run by the record step's own runner.
 
-    These runs execute every snippet, so they are the ones coverage measures: their
-    children inherit this process's environment, coverage's variable included.
+    These runs execute every snippet, so they are the ones coverage measures.
     """
     def run_every_snippet(folder: Path) -> None:
         names = list(discover(ROOT))
-        trials = trial_outputs(ROOT, names, list(stand_in_caches), timeout=300)
+        with pytest.MonkeyPatch.context() as patch:  # the child inherits this process's environment
+            for name, value in MEASURED.items():
+                patch.setenv(name, value)
+            trials = trial_outputs(ROOT, names, list(stand_in_caches), timeout=300)
         (folder / "outputs.json").write_text(json.dumps(trials), encoding="utf-8")
 
     folder = made_once(shared_folder, "stand-in-outputs", run_every_snippet)

@@ -9,22 +9,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+COVERAGE_CONFIG = ROOT / "pyproject.toml"
+COVERAGE_DATA = ROOT / ".coverage"
+# What makes a Python child measure itself (coverage's .pth file reads it), and where it writes:
+# set for the stand-in runs of every snippet only (tests/snippet_coverage.py).
+MEASURED = {"COVERAGE_PROCESS_START": str(COVERAGE_CONFIG), "COVERAGE_FILE": str(COVERAGE_DATA)}
 # What a project copy needs to record outputs and build the site.
-PROJECT_PARTS = ("docs", "hooks", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
+PROJECT_PARTS = ("compat", "docs", "hooks", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
                  "requirements.txt")
-# Set by coverage in this process so that child interpreters measure themselves too.
-COVERAGE_VARIABLE = "COVERAGE_PROCESS_CONFIG"
 
 
 def offline_env(hub_cache: Path | None = None, **extra: str) -> dict[str, str]:
-    """The environment of a child process that cannot reach the hub.
-
-    Coverage is left out: tracing costs a child half again its time (mostly spent
-    importing torch and transformers), and the stand-in runs of every snippet,
-    which inherit it, already measure the snippets (conftest's `stand_in_outputs`).
-    """
+    """The environment of a child process that cannot reach the hub."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "NO_MKDOCS_2_WARNING": "1", **extra}
-    env.pop(COVERAGE_VARIABLE, None)
     if hub_cache is not None:
         env["HF_HUB_CACHE"] = str(hub_cache)
     else:

@@ -3,7 +3,8 @@ and leaves the committed outputs byte for byte as they were.
 
 A changed snippet, a hand-edited output and a page including a missing file or
 section are cases of test_drift_guard.py; hostile output (`<script>`, Markdown,
-ANSI escapes) is a case of test_site_security.py.
+ANSI escapes) is a case of test_site_security.py; weights other than the pinned ones,
+of test_download.py (test_downloaded_stand_in_weights_run_and_are_refused).
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ def record_in_a_fork(project: Path, kill_before_call: int, report: Path) -> int:
     """
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
-        sys.settrace(None)  # coverage's tracer: this child runs no snippet worth measuring
         status = 1
         try:
             _kill_while_committing(kill_before_call)
@@ -145,16 +145,6 @@ def test_offline_without_the_pinned_revision_says_how_to_get_it(run, project: Pa
             f"is not in the Hugging Face cache at {empty_home / 'hub'} and the hub cannot be reached",
             "connect to the network and run `make record` again",
             "point HF_HOME (or HF_HUB_CACHE) at a cache that holds it")
-    assert snapshot(project / "outputs") == before
-
-
-@pytest.mark.slow
-def test_weights_other_than_the_pinned_ones_are_never_recorded(run, project: Path, stand_in_cache: Path) -> None:
-    before = snapshot(project / "outputs")
-    weights = next(stand_in_cache.glob("models--gpt2/snapshots/*/model.safetensors"))
-    refused(record(run, project, "--force", env=offline_env(stand_in_cache)),
-            f"{weights} has sha256", "not the pinned GPT-2 weights", "is never recorded",
-            "run `make record` with network access")
     assert snapshot(project / "outputs") == before
 
 

@@ -23,8 +23,8 @@ def bench_record(run, folder: Path, hub_cache: Path) -> subprocess.CompletedProc
     return run("python", "-m", "bench.stand_in_record", str(folder), cwd=ROOT, env=offline_env(hub_cache))
 
 
-# That the command line refuses the stand-in is test_bad_inputs.py's
-# test_weights_other_than_the_pinned_ones_are_never_recorded.
+# That the command line refuses the stand-in is test_download.py's
+# test_downloaded_stand_in_weights_run_and_are_refused.
 
 
 # Were the check gone, an empty cache would stop the record step before it writes anything.

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Request, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Request, expect, sync_playwright
 
+from recorder import compat_table
+from recorder.snippets import discover
 from support import ROOT
 from tools.local_site import served
 
@@ -23,8 +25,12 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 ARTIFACTS = ROOT / "test-artifacts"
 ARTICLE = "token-embeddings/"
 NOTEBOOK_PAGE = "notebooks/token-embeddings/"
-PAGES = ("", ARTICLE, NOTEBOOK_PAGE)
+PROVENANCE_PAGE = "provenance/"
+COMPATIBILITY_PAGE = "compatibility/"
+PAGES = ("", ARTICLE, NOTEBOOK_PAGE, PROVENANCE_PAGE, COMPATIBILITY_PAGE)
+PHONE = {"width": 390, "height": 844}
 MARKDOWN = (ROOT / "docs" / "token-embeddings.md").read_text(encoding="utf-8")
+MANIFEST = json.loads((ROOT / "outputs" / "manifest.json").read_text(encoding="utf-8"))["snippets"]
 BLOCKS = re.findall(r"^[ \t]*\{\{ (code|example) (\w+)\.py\b[^}]*\}\}[ \t]*$", MARKDOWN, re.M)
 
 
@@ -144,6 +150,23 @@ def test_pages_load_with_no_error_and_nothing_from_another_host(visit: Visit) ->
     assert visit.errors == []
 
 
+def test_compatibility_table_shows_each_difference_on_a_click(visit: Visit) -> None:
+    """A row per snippet; each verdict other than "same" links to its lines or its error."""
+    table = compat_table.read(ROOT)
+    snippets = discover(ROOT)
+    checked = set(snippets) - set(compat_table.unchecked(ROOT, table, snippets))
+    differing = [cell for name in checked for cell in table["snippets"][name]["results"].values()
+                 if cell["verdict"] != "same"]
+    page = visit.open(COMPATIBILITY_PAGE)
+    results = page.locator("article .compatibility table")
+    assert results.locator("tbody tr").count() == len(snippets)
+    links = results.locator("td a")
+    assert links.count() == len(differing)
+    for link in links.all():
+        link.click()
+        expect(page.locator(f"[id='{link.get_attribute('href').removeprefix('#')}'] pre")).to_be_in_viewport()
+
+
 def test_notebook_page_renders_its_cells_and_offers_the_file(visit: Visit) -> None:
     notebook = json.loads((ROOT / "docs" / "notebooks" / "token-embeddings.ipynb").read_text(encoding="utf-8"))
     code_cells = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
@@ -189,13 +212,40 @@ def test_search_finds_a_word_offline(visit: Visit) -> None:
     assert visit.remote_requests() == []
 
 
+def test_a_provenance_line_opens_onto_its_whole_record_on_a_phone(visit: Visit) -> None:
+    visit.page.set_viewport_size(PHONE)
+    page = visit.open(ARTICLE)
+    for block in page.locator("article [data-snippet]").all():
+        name = block.get_attribute("data-snippet")
+        digest = MANIFEST[name]["output_sha256"]
+        record = block.locator("details.provenance-record dl")
+        assert not record.is_visible(), f"{name}: the record starts closed"
+        block.locator("summary").click()
+        assert record.is_visible() and digest in record.inner_text(), name
+    assert visit.page.url.endswith(ARTICLE), "opening a record follows no link"
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], "an open record never widens the page"
+
+
+def test_the_provenance_table_scrolls_inside_the_page_on_a_phone(visit: Visit) -> None:
+    visit.page.set_viewport_size(PHONE)
+    page = visit.open(PROVENANCE_PAGE)
+    wrapper = page.locator("article .md-typeset__scrollwrap")
+    assert wrapper.locator("table tbody tr").count() == len(MANIFEST)
+    scrolled, shown = wrapper.evaluate("element => [element.scrollWidth, element.clientWidth]")
+    assert scrolled > shown, "the table is wider than a phone and scrolls"
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], "the page itself does not scroll sideways"
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path", [ARTICLE, NOTEBOOK_PAGE])
+@pytest.mark.parametrize("path", [ARTICLE, NOTEBOOK_PAGE, PROVENANCE_PAGE, COMPATIBILITY_PAGE])
 def test_no_serious_accessibility_violations(visit: Visit, path: str, scheme: str) -> None:
     if not AXE.is_file():
         pytest.fail(f"{AXE.relative_to(ROOT)} not found: run `npm ci` (`make test` does it).")
     visit.page.emulate_media(color_scheme=scheme)
     page = visit.open(path)
+    page.evaluate("document.querySelectorAll('details').forEach(details => details.open = true)")  # check records too
     page.add_script_tag(path=str(AXE))
     violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
     serious = [f"{v['id']} ({v['impact']}): {v['help']} at {[node['target'] for node in v['nodes']]}"

@@ -31,7 +31,7 @@ def test_each_drift_fails_with_its_own_message_and_passes_once_restored(built_si
         ),
         "an unknown directive": (
             project / "docs" / "index.md", "\n\n", "\n\n{{ chart lookup.svg }}\n\n",
-            ["docs/index.md", "unknown directive", "Use code, example, figure or value"],
+            ["docs/index.md", "unknown directive", "Use code, example, figure, provenance, compatibility or value"],
         ),
         "an example without a recorded output": (
             project / "docs" / "index.md", "\n\n", "\n\n{{ example pinned_gpt2.py:load }}\n\n",

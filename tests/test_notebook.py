@@ -13,7 +13,7 @@ from nbclient import NotebookClient
 
 from recorder.published import check
 from recorder.runner import QUIET_LIBRARIES
-from support import COVERAGE_VARIABLE, ROOT, build, offline_env
+from support import ROOT, build, offline_env
 
 PAGE = ROOT / "docs" / "token-embeddings.md"
 NOTEBOOK = ROOT / "docs" / "notebooks" / "token-embeddings.ipynb"
@@ -100,7 +100,6 @@ def test_notebook_runs_top_to_bottom_against_the_stand_in(
     """Without its %pip cell, the notebook runs in a fresh kernel and prints what the snippets print."""
     for name, value in offline_env(stand_in_cache, **QUIET_LIBRARIES).items():
         monkeypatch.setenv(name, value)
-    monkeypatch.delenv(COVERAGE_VARIABLE, raising=False)
     document = nbformat.from_dict(notebook)
     install = document.cells.pop(1)
     assert install.source.startswith("%pip install ")

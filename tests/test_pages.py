@@ -81,7 +81,8 @@ def recorded() -> Recorded:
     ("{{ figure lookup_figure.py }}", 'needs FILE.py "alt text"'),
     ("{{ figure missing_figure.py \"A figure.\" }}", "snippets/missing_figure.py does not exist"),
     ("{{ example row_lookup.py:lookup highlight=Select }}", "optionally followed by highlight=SUBSECTION"),
-    ("{{ chart lookup.svg }}", "Use code, example, figure or value"),
+    ("{{ chart lookup.svg }}", "Use code, example, figure, provenance, compatibility or value"),
+    ("{{ provenance row_lookup.py }}", "takes nothing: write `{{ provenance }}`"),
 ])
 def test_a_malformed_directive_names_the_page_and_the_fix(recorded: Recorded, directive: str, message: str) -> None:
     with pytest.raises(PageError) as error:
@@ -180,11 +181,11 @@ def check_highlights(page: str) -> None:
 
 def check_outputs(page: str) -> None:
     """Every output sits under its code with the "Output" label and a provenance line."""
-    outputs = re.findall(r'<div class="recorded-output" data-snippet="(\w+)">(.*?)</p></div>', page, re.S)
+    outputs = re.findall(r'<div class="recorded-output" data-snippet="(\w+)">(.*?)</a></div></div>', page, re.S)
     assert [name for name, _ in outputs] == re.findall(r"^\{\{ example (\w+)\.py", PAGE, re.M)
     for name, block in outputs:
         assert '<span class="filename">Output</span>' in block
-        assert f'Source: <a href="../snippets/{name}.py">snippets/{name}.py</a>' in block
+        assert f'Source: <a href="../snippets/{name}.py">snippets/{name}.py' in block
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ import pytest
 from recorder import published as published_module
 from recorder.__main__ import main
 from recorder.published import PublishedMismatch, check, form
-from support import COVERAGE_VARIABLE, ROOT, snapshot
+from support import ROOT, snapshot
 
 TRIALS = ["True\n[0.015366, -0.028914]\n", "True\n[0.512290, 0.020567]\n"]
 
@@ -43,12 +43,18 @@ def test_matching_text_is_accepted_line_by_line() -> None:
 
 
 @pytest.fixture
-def record_published(project: Path, stand_in_caches: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,
+def record_published(project: Path, stand_in_caches: tuple[Path, Path], stand_in_outputs: list[dict[str, str]],
+                     monkeypatch: pytest.MonkeyPatch,
                      capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
-    """`python -m recorder record --published ...` in the project copy, run in this process
-    with the session's stand-in checkpoints instead of two new ones."""
+    """`python -m recorder record --published ...` in the project copy, run in this process with
+    the session's stand-in checkpoints and what the snippets printed against them: the copy's
+    snippets print the same (their code is unchanged, or changed in a comment only)."""
+    def session_trials(root: Path, names: list[str], hub_caches: list[Path], timeout: float) -> list[dict[str, str]]:
+        assert hub_caches == list(stand_in_caches)
+        return [{name: outputs[name] for name in names} for outputs in stand_in_outputs]
+
     monkeypatch.setattr(published_module, "stand_in_checkpoints", lambda report: nullcontext(list(stand_in_caches)))
-    monkeypatch.delenv(COVERAGE_VARIABLE, raising=False)  # the trial runs need no coverage
+    monkeypatch.setattr(published_module, "trial_outputs", session_trials)
 
     def record(*flags: str) -> tuple[int, str, str]:
         status = main(["--root", str(project), "record", "--published", *flags])

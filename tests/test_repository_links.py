@@ -71,8 +71,9 @@ def test_the_publish_workflow_builds_with_the_repository_location() -> None:
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "publish.yml").read_text(encoding="utf-8"))
     build = next(step for step in workflow["jobs"]["build"]["steps"]
                  if step.get("run") == ".venv/bin/python -m mkdocs build --strict")
-    assert build["env"] == {"GITHUB_SERVER_URL": "${{ github.server_url }}",
-                            "GITHUB_REPOSITORY": "${{ github.repository }}", "GITHUB_SHA": "${{ github.sha }}"}
+    assert {name: build["env"][name] for name in VARIABLES} == {
+        "GITHUB_SERVER_URL": "${{ github.server_url }}", "GITHUB_REPOSITORY": "${{ github.repository }}",
+        "GITHUB_SHA": "${{ github.sha }}"}
 
 
 @pytest.fixture(scope="module")

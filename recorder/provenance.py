@@ -1,0 +1,142 @@
+"""The whole record behind a recorded output, as HTML, read from its manifest entry.
+
+Each output's one-line summary opens onto this record (`record_details`), and the
+Provenance page lists every output's record as a row of one table (`record_table`).
+Both show the same fields. Every value comes from `outputs/manifest.json`, which a
+hand edit can fill with anything, so every value is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mkdocs.utils import get_relative_url
+
+from recorder.pinned import SNIPPETS_DIR
+from recorder.repository import Repository
+
+# Display names of the versions' keys; any other key is shown as it is.
+_PACKAGE_LABELS = {"python": "Python"}
+_NOT_APPLICABLE = "—"
+
+
+@dataclass(frozen=True)
+class Field:
+    label: str
+    value: str | None  # HTML; None where the field does not apply to this output
+
+
+def source_href(name: str, page_url: str, repository: Repository | None) -> str:
+    """Where `snippets/NAME.py` is: in the repository at the built commit, or else its copy in the site."""
+    path = f"{SNIPPETS_DIR}/{name}.py"
+    return repository.at_commit(path) if repository else get_relative_url(path, page_url)
+
+
+LABELS = ("Origin", "Snippet and its imports", "Recorded output", "Model", "Published run",
+          "Library versions", "Recorded")
+
+
+def fields(entry: Mapping[str, Any]) -> list[Field]:
+    """Every field of one output's record: always LABELS, in that order."""
+    published = entry.get("published")
+    values = [
+        _origin(entry),
+        _hashes(entry.get("sources") or {}),
+        _hashes({entry.get("output", ""): entry.get("output_sha256", "")}),
+        _model(entry.get("model")),
+        _published(published, entry) if published else None,
+        _versions(entry.get("versions") or {}, checked=bool(published)),
+        _recorded(entry),
+    ]
+    return [Field(label, value) for label, value in zip(LABELS, values, strict=True)]
+
+
+def record_details(summary: str, entry: Mapping[str, Any]) -> str:
+    """`summary` (HTML, with no link or other control in it) as a disclosure that opens onto the whole record."""
+    rows = "".join(f"<dt>{field.label}</dt><dd>{field.value}</dd>"
+                   for field in fields(entry) if field.value is not None)
+    return (f'<details class="provenance-record"><summary>{summary}</summary>'
+            f'<dl class="provenance-record__fields">{rows}</dl></details>')
+
+
+def record_table(manifest: Mapping[str, Mapping[str, Any]], page_url: str,
+                 repository: Repository | None) -> str:
+    """Every output's record, one row each by snippet name, linked to the snippet's source.
+
+    The table itself has no class, so MkDocs Material styles it and wraps it in its scrolling
+    container; the `div` around it sizes its columns.
+    """
+    head = "".join(f'<th scope="col">{label}</th>' for label in ("Snippet", *LABELS))
+    rows = []
+    for name in sorted(manifest):
+        href = html.escape(source_href(name, page_url, repository))
+        cells = "".join(f"<td>{_NOT_APPLICABLE if field.value is None else field.value}</td>"
+                        for field in fields(manifest[name]))
+        rows.append(f'<tr><th scope="row"><a href="{href}">{SNIPPETS_DIR}/{html.escape(name)}.py</a></th>{cells}</tr>')
+    return (f'<div class="provenance-table"><table><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table></div>")
+
+
+def _code(value: Any) -> str:
+    return f"<code>{html.escape(str(value))}</code>"
+
+
+def _hash(digest: Any) -> str:
+    # Breaks anywhere: a sha256 is one 64-character word, wider than a phone.
+    return f'<code class="provenance-hash">{html.escape(str(digest))}</code>'
+
+
+def _hashes(files: Mapping[str, Any]) -> str:
+    items = "".join(f"<li>{_code(path)} sha256 {_hash(digest)}</li>" for path, digest in files.items())
+    return f'<ul class="provenance-files">{items}</ul>'
+
+
+def _origin(entry: Mapping[str, Any]) -> str:
+    if entry.get("origin") == "published":
+        return "Article author's recorded run, not re-run by the build"
+    return "Executed by the build step"
+
+
+def _model(model: Mapping[str, Any] | None) -> str:
+    if not model:
+        return "None"
+    described = f"{_code(model.get('id'))} at revision {_hash(model.get('revision'))}"
+    files = model.get("files")
+    if not files:
+        return described + ", not loaded by the build"
+    return f"{described}, loaded from these files: {_hashes(files)}"
+
+
+def _published(published: Mapping[str, Any], entry: Mapping[str, Any]) -> str:
+    reported = _listed(published.get("reported_with") or {})
+    return (
+        f"Reported with {reported}. Checked on {_time(entry.get('recorded_at'))} against stand-in checkpoints "
+        f"with GPT-2's tokenizer: {html.escape(str(published.get('exact_lines')))} line(s) that do not depend "
+        f"on weight values printed exactly, {html.escape(str(published.get('weight_dependent_lines')))} "
+        "weight-dependent line(s) printed in the same form"
+    )
+
+
+def _versions(versions: Mapping[str, Any], *, checked: bool) -> str:
+    listed = _listed(versions) if versions else "none recorded"
+    return f"Of the check against stand-ins: {listed}" if checked else listed
+
+
+def _listed(versions: Mapping[str, Any]) -> str:
+    return ", ".join(f"{html.escape(_PACKAGE_LABELS.get(package, package))} {_code(version)}"
+                     for package, version in versions.items())
+
+
+def _recorded(entry: Mapping[str, Any]) -> str:
+    when = _time(entry.get("recorded_at"))
+    if entry.get("origin") == "published":
+        return when
+    return f"{when}, in {html.escape(str(entry.get('seconds')))} s"
+
+
+def _time(moment: Any) -> str:
+    text = html.escape(str(moment))
+    return f'<time datetime="{text}">{text}</time>'

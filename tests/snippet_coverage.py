@@ -1,0 +1,58 @@
+"""Coverage of snippets/, held at 100%: measured in the stand-in runs of every snippet.
+
+Only those child processes are traced (`support.MEASURED`): tracing the test
+workers too would double the cost of every build they make. The controller
+erases old data when the run starts, and when it ends combines what the runs
+wrote, prints the report and fails the run below `fail_under` (pyproject.toml).
+A run that never reached the stand-in runs (a single test file, say) reports nothing.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from coverage import Coverage
+from coverage.exceptions import NoDataError
+
+from support import COVERAGE_CONFIG, COVERAGE_DATA
+
+_report = pytest.StashKey[str]()
+
+
+def _coverage() -> Coverage:
+    return Coverage(data_file=str(COVERAGE_DATA), config_file=str(COVERAGE_CONFIG))
+
+
+def _is_controller(config: pytest.Config) -> bool:
+    return not hasattr(config, "workerinput")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if _is_controller(session.config):
+        _coverage().erase()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if not _is_controller(session.config):
+        return
+    coverage = _coverage()
+    printed = io.StringIO()
+    try:
+        coverage.combine()
+        total = coverage.report(file=printed)
+    except NoDataError:
+        return
+    below = total < coverage.config.fail_under
+    verdict = (f"FAIL: coverage of snippets/ must be {coverage.config.fail_under:g}%" if below
+               else "Required coverage reached")
+    session.config.stash[_report] = f"{printed.getvalue()}{verdict}: {total:.2f}%\n"
+    if below and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    report = config.stash.get(_report, None)
+    if report is not None:
+        terminalreporter.section("coverage of snippets/ (the stand-in runs)")
+        terminalreporter.write(report)

@@ -1,0 +1,340 @@
+"""The version table: how a run is judged, how `make compat` runs the snippets and builds its
+environments, the page it gives, and when a row is stale.
+
+Nothing here creates a virtual environment or loads a model: the releases are stand-in
+interpreters (this one, told which release it plays) and the snippets print plain text.
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+
+from recorder import compat, compat_envs, compat_table, record, store
+from recorder.__main__ import main
+from recorder.compat_page import render
+from recorder.compat_verdict import Printed, verdict, weight_dependent_lines
+from recorder.snippets import discover, sha256_file
+from support import ROOT
+
+RECORDED = "True\n[0.052651, -0.010756]\ntorch.Size([1, 5])\n"
+# The pinned release against a stand-in: other weight values, so line 2 depends on them.
+REFERENCE = Printed("True\n[0.512290, 0.020567]\ntorch.Size([1, 5])\n")
+
+
+def test_a_release_that_prints_the_recorded_lines_is_the_same() -> None:
+    weight_dependent = weight_dependent_lines("x", RECORDED, REFERENCE, "5.17.0")
+    assert weight_dependent == {2}
+    other_values = Printed("True\n[-0.118803, 0.734000]\ntorch.Size([1, 5])\n")
+    assert verdict(RECORDED, other_values, weight_dependent) == {"verdict": "same"}
+
+
+def test_a_weight_independent_line_must_be_identical() -> None:
+    printed = Printed("True\n[0.512290, 0.020567]\ntorch.Size([1, 5, 768])\n")
+    assert verdict(RECORDED, printed, {2}) == {"verdict": "differs", "lines": [
+        {"line": 3, "recorded": "torch.Size([1, 5])", "printed": "torch.Size([1, 5, 768])", "compared": "exactly"},
+    ]}
+
+
+def test_a_weight_dependent_line_must_keep_its_form() -> None:
+    printed = Printed("True\n[0.51, 0.02]\ntorch.Size([1, 5])\n")
+    assert verdict(RECORDED, printed, {2}) == {"verdict": "differs", "lines": [
+        {"line": 2, "recorded": "[0.052651, -0.010756]", "printed": "[0.51, 0.02]", "compared": "by form"},
+    ]}
+
+
+def test_missing_and_extra_lines_differ() -> None:
+    shorter = verdict(RECORDED, Printed("True\n[0.512290, 0.020567]\n"), {2})
+    assert shorter["lines"] == [{"line": 3, "recorded": "torch.Size([1, 5])", "printed": None, "compared": "exactly"}]
+    longer = verdict(RECORDED, Printed(REFERENCE.stdout + "done\n"), {2})
+    assert longer["lines"] == [{"line": 4, "recorded": None, "printed": "done", "compared": "exactly"}]
+
+
+def test_an_error_is_the_verdict_whatever_was_printed() -> None:
+    failed = Printed("True\n", "AttributeError: 'GPT2Model' object has no attribute 'wte'")
+    assert verdict(RECORDED, failed, {2}) == {"verdict": "error", "error": failed.error}
+
+
+@pytest.mark.parametrize(("reference", "message"), [
+    (Printed("", "OSError: no such file"), "snippets/x.py fails with transformers 5.17.0, the pinned release"),
+    (Printed("True\n"), "snippets/x.py prints 1 lines with transformers 5.17.0 .* outputs/x.txt has 3"),
+])
+def test_the_pinned_release_must_print_the_recorded_lines(reference: Printed, message: str) -> None:
+    with pytest.raises(compat_table.CompatError, match=message):
+        weight_dependent_lines("x", RECORDED, reference, "5.17.0")
+
+
+# Snippets of a small project. Each prints what the release it runs with ($RELEASE) makes of it;
+# release 1.0 is the pinned one, against whose recorded outputs every release is compared.
+SNIPPETS = {
+    "steady": 'print("True")\n',
+    "row": 'import os\nprint("[0.123456, -0.654321]" if os.environ["RELEASE"] == "1.0" else "[0.1, -0.6]")\n',
+    "shape": 'import os\nprint("torch.Size([1, 5])" if os.environ["RELEASE"] == "1.0" else "torch.Size([5])")\n',
+    "broken": 'import os, sys\nprint("<script>alert(1)</script>")\n'
+              'if os.environ["RELEASE"] == "2.0":\n'
+              '    print("a warning", file=sys.stderr)\n'
+              '    raise ImportError("cannot import name <GPT2Model>")\n',
+    "environment": 'import os, sys\nprint(os.environ["HF_HUB_OFFLINE"], os.environ["HF_HUB_CACHE"], '
+                   '"PYTHONPATH" in os.environ, sys.path[0].endswith("snippets"))\n',
+}
+# What the site shows for each: the real model's values where it has them.
+OUTPUTS = {"steady": "True\n", "row": "[0.052651, -0.010756]\n", "shape": "torch.Size([1, 5])\n",
+           "broken": "<script>alert(1)</script>\n", "environment": "1 {cache} False True\n"}
+
+
+def small_project(root: Path, hub_cache: Path) -> Path:
+    """Snippets, outputs recorded as `make record` would (manifest included) and requirements.txt."""
+    (root / "snippets").mkdir(parents=True)
+    for name, source in SNIPPETS.items():
+        (root / "snippets" / f"{name}.py").write_text(source, encoding="utf-8")
+    (root / "requirements.txt").write_text("transformers==1.0\n", encoding="utf-8")
+    (root / "outputs").mkdir()
+    entries = {}
+    for name, snippet in discover(root).items():
+        output = OUTPUTS[name].format(cache=hub_cache).encode()
+        (root / "outputs" / f"{name}.txt").write_bytes(output)
+        entries[name] = record.entry(root, snippet, output, origin="executed", seconds=0.0, model=None)
+    (root / "outputs" / "manifest.json").write_bytes(store.manifest_bytes(entries))
+    assert store.problems(root) == []
+    return root
+
+
+def release_interpreter(folder: Path, release: str) -> Path:
+    """An executable that runs this Python as if transformers `release` were installed."""
+    path = folder / f"python-{release}"
+    path.write_text(f'#!/bin/sh\nRELEASE={release} exec "{sys.executable}" "$@"\n', encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], list[str]]:
+    """A small project, and the table `make compat` makes of it with releases 1.0 (pinned) and 2.0."""
+    folder = tmp_path_factory.mktemp("compat")
+    hub_cache = folder / "hub"
+    root = small_project(folder / "project", hub_cache)
+    installs = compat.plan(root, ("1.0", "2.0"))
+    assert installs == {"1.0": None, "2.0": []}, "the pinned release installs nothing; the snippets import no package"
+    printed: list[str] = []
+    table = compat.check_releases(root, installs, hub_cache, timeout=30, report=printed.append,
+                                  interpreter=lambda release, wanted: release_interpreter(folder, release))
+    compat_table.write(root, table)
+    return root, table, printed
+
+
+def results(table: dict[str, Any], release: str) -> dict[str, dict[str, Any]]:
+    return {name: row["results"][release] for name, row in table["snippets"].items()}
+
+
+def test_the_pinned_release_runs_first_and_matches_its_recorded_outputs(checked) -> None:
+    root, table, printed = checked
+    assert printed[0] == "transformers 1.0 (1/2)" and "transformers 2.0 (2/2)" in printed
+    assert "  [3/5] snippets/row.py: same" in [line.rsplit("  ", 1)[0] for line in printed]
+    assert table["reference"] == "1.0" and list(table["releases"]) == ["1.0", "2.0"]
+    assert {cell["verdict"] for cell in results(table, "1.0").values()} == {"same"}
+
+
+def test_each_snippet_runs_as_a_reader_runs_it_offline_from_the_project_root(checked) -> None:
+    """`environment` printed what it saw: offline, the stand-in's cache, no PYTHONPATH, snippets/ on the path."""
+    root, table, _ = checked
+    assert results(table, "2.0")["environment"] == {"verdict": "same"}
+
+
+def test_another_release_is_judged_line_by_line(checked) -> None:
+    _, table, _ = checked
+    other = results(table, "2.0")
+    assert other["steady"] == {"verdict": "same"}
+    assert other["row"]["lines"] == [{"line": 1, "recorded": "[0.052651, -0.010756]", "printed": "[0.1, -0.6]",
+                                      "compared": "by form"}]
+    assert other["shape"]["lines"] == [{"line": 1, "recorded": "torch.Size([1, 5])", "printed": "torch.Size([5])",
+                                        "compared": "exactly"}]
+    assert other["broken"] == {"verdict": "error", "error": "ImportError: cannot import name <GPT2Model>"}
+
+
+def test_the_table_records_what_each_release_ran_with_and_what_it_checked(checked) -> None:
+    root, table, _ = checked
+    for about in table["releases"].values():
+        assert about["versions"]["python"] == ".".join(map(str, sys.version_info[:3]))
+        assert set(about["versions"]) == {"python", "torch", "transformers", "tokenizers", "safetensors",
+                                          "huggingface_hub"}
+        assert about["checked_at"].endswith("+00:00")
+    written = json.loads(compat_table.results_path(root).read_text(encoding="utf-8"))
+    assert written["about"] == compat_table.HEADER
+    for name, row in written["snippets"].items():
+        assert row["sources"] == {f"snippets/{name}.py": sha256_file(root / "snippets" / f"{name}.py")}
+        assert row["output_sha256"] == sha256_file(root / "outputs" / f"{name}.txt")
+
+
+def test_a_snippet_that_outlives_its_timeout_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "slow.py").write_text("import time\ntime.sleep(30)\n", encoding="utf-8")
+    snippet = discover(tmp_path)["slow"]
+    printed = compat.run_snippet(Path(sys.executable), tmp_path, snippet, tmp_path, timeout=0.5)
+    assert printed.error == "did not finish within 0.5 s"
+
+
+def test_outputs_out_of_date_stop_the_run_before_anything_runs(tmp_path: Path) -> None:
+    root = small_project(tmp_path / "project", tmp_path / "hub")
+    (root / "snippets" / "steady.py").write_text('print("False")\n', encoding="utf-8")
+    with pytest.raises(compat_table.CompatError, match=r"(?s)out of date:.*snippets/steady.py changed.*make record"):
+        compat.plan(root, ("1.0", "2.0"))
+    (root / "snippets" / "steady.py").write_text(SNIPPETS["steady"], encoding="utf-8")
+    with pytest.raises(compat_table.CompatError, match=r"leave out 1.0, the one requirements.txt pins"):
+        compat.plan(root, ("2.0",))
+
+
+def page(root: Path) -> BeautifulSoup:
+    return BeautifulSoup(render(root, "compatibility/"), "html.parser")
+
+
+def row_cells(document: BeautifulSoup, name: str) -> list[Any]:
+    link = document.find("a", string=f"{name}.py")
+    assert link is not None, name
+    return link.find_parent("tr").find_all("td")
+
+
+def test_the_page_shows_a_row_per_snippet_and_a_column_per_release(checked) -> None:
+    root, table, _ = checked
+    document = page(root)
+    results_table = document.find("table")
+    heads = [th.get_text(" ", strip=True) for th in results_table.thead.find_all("th")]
+    assert heads == ["Example", "1.0 (pinned)", "2.0"]
+    assert [a.get_text() for a in results_table.tbody.select("th a")] == [f"{name}.py" for name in sorted(SNIPPETS)]
+    assert results_table.tbody.select_one("th a")["href"] == "../snippets/broken.py"
+    assert [cell.get_text() for cell in row_cells(document, "steady")] == ["same", "same"]
+    versions = [item.get_text() for item in document.select(".compat-versions li")]
+    assert [line.split(" · ")[0] for line in versions] == ["transformers 1.0", "transformers 2.0"]
+    python = table["releases"]["2.0"]["versions"]["python"]
+    assert f"Python {python} · checked on {table['releases']['2.0']['checked_at'][:10]}" in versions[1]
+
+
+def linked_section(document: BeautifulSoup, cell: Any) -> Any:
+    """The section a cell's link leads to."""
+    target = document.find(id=cell.a["href"].removeprefix("#"))
+    assert target is not None and target.name == "section"
+    return target
+
+
+def test_a_difference_or_an_error_is_one_click_away_as_literal_text(checked) -> None:
+    root, _, _ = checked
+    document = page(root)
+    shape = row_cells(document, "shape")[1]
+    assert shape.a.get_text() == "differs: 1 line"
+    section = linked_section(document, shape)
+    assert section.h3.get_text() == "shape.py with transformers 2.0: differs"
+    assert section.pre.get_text() == ("line 1, compared exactly\n  site:    torch.Size([1, 5])\n"
+                                      "  printed: torch.Size([5])")
+    assert "weight values, compared by form" in linked_section(document, row_cells(document, "row")[1]).pre.get_text()
+    broken = row_cells(document, "broken")[1]
+    assert broken.a.get_text() == "error"
+    assert linked_section(document, broken).pre.get_text() == "ImportError: cannot import name <GPT2Model>"
+    assert document.find("gpt2model") is None, "text from the file is escaped, never markup"
+    assert len(document.find_all("section")) == 3, "a section for each cell that is not the same, no more"
+
+
+def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, tmp_path: Path) -> None:
+    root, _, _ = checked
+    copy = tmp_path / "project"
+    subprocess.run(["cp", "-r", str(root), str(copy)], check=True)
+    assert compat_table.problems(copy) == []
+    (copy / "snippets" / "shape.py").write_text(SNIPPETS["shape"] + "# now commented\n", encoding="utf-8")
+    (copy / "outputs" / "row.txt").write_text("[0.052651, -0.010757]\n", encoding="utf-8")
+    document = page(copy)
+    for name, changed in (("shape", "snippets/shape.py (or a snippet it imports)"), ("row", "outputs/row.txt")):
+        cells = row_cells(document, name)
+        assert len(cells) == 1 and cells[0]["colspan"] == "2"
+        assert cells[0].get_text() == f"not yet checked: {changed} changed since compat/results.json was made"
+        assert document.find(id=f"compat-{name}-2.0") is None, "no old verdict"
+    assert [problem.snippet for problem in compat_table.problems(copy)] == ["row", "shape"]
+    assert all(problem.message.endswith("Run `make compat` and commit compat/results.json.")
+               for problem in compat_table.problems(copy))
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (None, "compat/results.json does not exist. Run `make compat`"),
+    ("{", "compat/results.json is not a valid version table"),
+    ('{"releases": {}, "snippets": {}, "reference": "5.17.0"}', "compat/results.json is not a valid version table"),
+])
+def test_a_missing_or_broken_table_names_the_file_and_the_fix(tmp_path: Path, content: str | None,
+                                                               message: str) -> None:
+    if content is not None:
+        (tmp_path / "compat").mkdir()
+        (tmp_path / "compat" / "results.json").write_text(content, encoding="utf-8")
+    with pytest.raises(compat_table.CompatError, match=message):
+        compat_table.read(tmp_path)
+
+
+def test_recorder_check_mentions_a_stale_table_without_failing(project: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    results_path = compat_table.results_path(project)
+    table = json.loads(results_path.read_text(encoding="utf-8"))
+    table["snippets"]["row_lookup"]["sources"]["snippets/row_lookup.py"] = "0" * 64
+    results_path.write_text(json.dumps(table), encoding="utf-8")
+
+    assert main(["--root", str(project), "check"]) == 0
+    assert ("notice: snippets/row_lookup.py (or a snippet it imports) changed since compat/results.json was made: "
+            "the version table shows it as not yet checked. Run `make compat` and commit compat/results.json."
+            in capsys.readouterr().err)
+
+
+def test_requirements_pin_what_the_snippets_import_with_the_release_under_test(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("torch==2.13.0  # CPU\nPyYAML==6.0.4\ntransformers==5.17.0\n")
+    assert compat_envs.pinned_release(tmp_path) == "5.17.0"
+    wanted = compat_envs.requirements(tmp_path, {"torch", "transformers", "yaml", "xml", "collections"}, "4.57.6")
+    assert wanted == ["PyYAML==6.0.4", "torch==2.13.0", "transformers==4.57.6"]
+    with pytest.raises(compat_table.CompatError, match="imports `einops`, which requirements.txt does not pin"):
+        compat_envs.requirements(tmp_path, {"einops"}, "4.57.6")
+
+
+def test_an_environment_is_reused_while_it_holds_what_it_should(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    commands: list[list[str]] = []
+
+    def succeed(command: list[str], check: bool) -> subprocess.CompletedProcess[str]:
+        commands.append(command)
+        if "venv" in command:
+            Path(command[-1]).mkdir(parents=True)
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(compat_envs.subprocess, "run", succeed)
+    printed: list[str] = []
+    wanted = ["torch==2.13.0", "transformers==4.57.6"]
+
+    python = compat_envs.prepare(tmp_path, "4.57.6", wanted, printed.append)
+    assert python == tmp_path / ".compat" / "venv-4.57.6" / "bin" / "python"
+    assert [command[1:3] for command in commands] == [["-m", "venv"], ["-m", "pip"]]
+    assert commands[1][-2:] == wanted
+    assert printed == ["creating .compat/venv-4.57.6: pip install torch==2.13.0 transformers==4.57.6"]
+
+    assert compat_envs.prepare(tmp_path, "4.57.6", wanted, printed.append) == python
+    assert len(commands) == 2 and printed[-1].startswith("reusing .compat/venv-4.57.6")
+
+    compat_envs.prepare(tmp_path, "4.57.6", [*wanted, "numpy==2.4.6"], printed.append)
+    assert len(commands) == 4, "what it holds changed: built anew"
+
+
+def test_a_failed_install_is_named_and_marks_nothing_installed(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(compat_envs.subprocess, "run",
+                        lambda command, check: subprocess.CompletedProcess(command, int("pip" in command)))
+    with pytest.raises(compat_table.CompatError, match=r"could not create .compat/venv-5.0.0 .*make compat"):
+        compat_envs.prepare(tmp_path, "5.0.0", ["transformers==5.0.0"], lambda line: None)
+    assert not (compat_envs.env_dir(tmp_path, "5.0.0") / compat_envs.MARKER).exists()
+
+
+@pytest.mark.slow
+def test_the_built_page_shows_every_snippet_and_release_of_the_committed_table(built_site: Path) -> None:
+    table = compat_table.read(ROOT)
+    document = BeautifulSoup((built_site / "compatibility" / "index.html").read_text(encoding="utf-8"),
+                             "html.parser")
+    results_table = document.select_one("article .compatibility table")
+    heads = [th.get_text(" ", strip=True).removesuffix(" (pinned)") for th in results_table.thead.find_all("th")]
+    assert heads == ["Example", *table["releases"]]
+    assert [a.get_text() for a in results_table.tbody.select("th a")] == [f"{name}.py" for name in discover(ROOT)]

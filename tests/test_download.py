@@ -1,0 +1,169 @@
+"""The record step downloading GPT-2: from a stand-in hub on 127.0.0.1, into an empty cache.
+
+The stand-in serves the stand-in checkpoint at the pinned revision to the
+unmodified huggingface_hub and transformers, reached through HF_ENDPOINT with
+no HF_HUB_OFFLINE. The child process refuses any connection to another host.
+A hub that lacks the revision, or a connection that breaks in the middle of
+the weights every time, must be reported as such, quickly, losing nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from recorder import download
+from recorder.checkpoint import snapshot_dir
+from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, short
+from recorder.runner import run_one
+from recorder.snippets import Snippet
+from stand_in_hub import Snapshot, StandInHub
+from support import snapshot
+
+# Runs `python -m recorder record` refusing connections beyond 127.0.0.1; given a sha256,
+# first pins it in place of GPT-2's, as only tests do.
+RECORD_ON_LOOPBACK = """
+import socket, sys
+
+def loopback_only(event, args):
+    if event == "socket.connect" and args[0].family in (socket.AF_INET, socket.AF_INET6) \\
+            and args[1][0] not in ("127.0.0.1", "::1"):
+        print(f"connection outside 127.0.0.1: {args[1]}", file=sys.stderr)
+        raise ConnectionRefusedError(f"{args[1]} is not 127.0.0.1")
+
+sys.addaudithook(loopback_only)
+from recorder import hub
+from recorder.__main__ import main
+
+if len(sys.argv) > 1:
+    hub.WEIGHTS_SHA256 = sys.argv[1]
+sys.exit(main(["record"]))
+"""
+# Well below the 300 s a snippet may take: a download that hangs fails the test.
+SECONDS = 120
+
+
+@pytest.fixture(scope="session")
+def served(stand_in_cache: Path) -> Snapshot:
+    return Snapshot.of(snapshot_dir(stand_in_cache))
+
+
+@pytest.fixture
+def stand_in_hub(served: Snapshot) -> Iterator[StandInHub]:
+    with StandInHub(served) as hub:
+        yield hub
+
+
+@pytest.fixture
+def hf_home(tmp_path: Path) -> Path:
+    """An HF_HOME whose cache holds nothing yet."""
+    home = tmp_path / "hf-home"
+    home.mkdir()
+    return home
+
+
+def record_online(run, project: Path, hub: StandInHub, hf_home: Path, *pinned: str) -> subprocess.CompletedProcess[str]:
+    hub_settings = ("HF_", "HUGGINGFACE_", "TRANSFORMERS_")
+    env = {name: value for name, value in os.environ.items()
+           if not name.startswith(hub_settings) and "proxy" not in name.lower()}
+    env |= {"HF_ENDPOINT": hub.url, "HF_HOME": str(hf_home), "NO_MKDOCS_2_WARNING": "1"}
+    result = run("python", "-c", RECORD_ON_LOOPBACK, *pinned, cwd=project, env=env, timeout=SECONDS)
+    assert "connection outside 127.0.0.1" not in result.stderr
+    return result
+
+
+def committed(project: Path) -> dict[str, bytes]:
+    """What the record step writes: the outputs and the companion notebooks."""
+    return {f"{folder}/{name}": data for folder in ("outputs", "docs/notebooks")
+            for name, data in snapshot(project / folder).items()}
+
+
+def downloaded(hf_home: Path) -> Path:
+    return hf_home / "hub" / f"models--{MODEL_ID}" / "snapshots" / REVISION / WEIGHTS_FILE
+
+
+def failed(result: subprocess.CompletedProcess[str], *phrases: str) -> None:
+    assert result.returncode == 1, result.stdout + result.stderr
+    for phrase in phrases:
+        assert phrase in result.stderr, f"{phrase!r} not in:\n{result.stderr}"
+    assert "raised an error" not in result.stderr and "Fix the snippet" not in result.stderr
+
+
+def test_downloaded_stand_in_weights_run_and_are_refused(run, project: Path, stand_in_hub: StandInHub,
+                                                         hf_home: Path) -> None:
+    before = committed(project)
+    result = record_online(run, project, stand_in_hub, hf_home)
+
+    failed(result, f"{downloaded(hf_home)} has sha256 {stand_in_hub.snapshot.etags[WEIGHTS_FILE]}",
+           "not the pinned GPT-2 weights", "is never recorded", "run `make record` with network access")
+    assert f"downloading {WEIGHTS_FILE} of {MODEL_ID}@{short()} from {stand_in_hub.url}" in result.stdout
+    assert "snippets/embedding_table.py" in result.stdout  # the model snippets ran on the download
+    assert stand_in_hub.asked_for("GET", WEIGHTS_FILE) == 1
+    assert committed(project) == before
+
+
+def test_a_hub_without_the_pinned_revision_is_named_as_the_cause(run, project: Path, stand_in_hub: StandInHub,
+                                                                 hf_home: Path) -> None:
+    stand_in_hub.mode = "revision-missing"
+    before = committed(project)
+    result = record_online(run, project, stand_in_hub, hf_home)
+
+    failed(result, f"error: the hub at {stand_in_hub.url} has no revision {REVISION} of {MODEL_ID}.",
+           "Check the revision pinned in recorder/pinned.py")
+    assert stand_in_hub.asked_for("HEAD", "config.json") == 1
+    assert stand_in_hub.asked_for("GET", WEIGHTS_FILE) == 0
+    assert committed(project) == before
+
+
+def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_re_executes_the_published(
+        run, project: Path, stand_in_hub: StandInHub, served: Snapshot, hf_home: Path) -> None:
+    """Every GET of the weights breaks halfway: the download stops after a few attempts, never at the
+    snippet timeout. Then, the hub healthy and the stand-in's sha256 pinned, the outputs that were the
+    article's published run are executed, compared with it, and recorded."""
+    stand_in_hub.mode = "drops-weights"
+    before = committed(project)
+    result = record_online(run, project, stand_in_hub, hf_home)
+
+    failed(result, f"error: downloading {WEIGHTS_FILE} of {MODEL_ID}@{short()} from {stand_in_hub.url} failed: "
+                   "the connection broke", "the last time: RemoteProtocolError: peer closed connection",
+           "Check the network and run `make record` again.")
+    assert 1 < stand_in_hub.asked_for("GET", WEIGHTS_FILE) <= download.RETRIES + 2
+    assert not downloaded(hf_home).exists() and not list(hf_home.rglob("*.incomplete"))
+    assert committed(project) == before
+
+    stand_in_hub.mode = "healthy"
+    manifest = project / "outputs" / "manifest.json"
+    published = json.loads(manifest.read_text())["snippets"]
+    again = record_online(run, project, stand_in_hub, hf_home, served.etags[WEIGHTS_FILE])
+
+    assert again.returncode == 0, again.stderr
+    assert "confirmed: snippets/embedding_table.py prints exactly the published output" in again.stdout
+    assert "DIFFERENT: snippets/software_row.py now prints" in again.stdout
+    entries = json.loads(manifest.read_text())["snippets"]
+    model_entries = [entry for entry in entries.values() if entry["model"]]
+    assert len(model_entries) == 6
+    for entry in model_entries:
+        assert entry["origin"] == "executed"
+        assert entry["model"]["files"] == served.etags
+    assert all(entries[name] == published[name] for name, entry in entries.items() if not entry["model"])
+
+
+def test_a_hub_error_inside_a_snippet_is_not_blamed_on_the_snippet(tmp_path: Path) -> None:
+    """As transformers does, the snippet wraps the network's error in its own."""
+    path = tmp_path / "snippets" / "loads.py"
+    path.parent.mkdir()
+    path.write_text("import httpx\n\ntry:\n    raise httpx.ConnectError('[Errno 111] Connection refused')\n"
+                    "except httpx.ConnectError as error:\n"
+                    "    raise OSError(\"We couldn't connect to the hub to load this file\") from error\n")
+    with pytest.raises(download.DownloadFailed) as raised:
+        run_one(Snippet("loads", path, (path,), frozenset({"httpx"})), tmp_path, timeout=30)
+    message = str(raised.value)
+    assert message.startswith("snippets/loads.py could not get the model's files ")
+    assert ("OSError: We couldn't connect to the hub to load this file, "
+            "caused by ConnectError: [Errno 111] Connection refused") in message
+    assert "not the snippet's code" in message and "run `make record` again" in message

@@ -1,0 +1,145 @@
+"""The whole record behind each output: under its provenance line, on the Provenance page,
+and as the published manifest."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup, Tag
+
+from recorder import store
+from recorder.pages import PageState, Recorded, expand, origin_line, provenance, render_output
+from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256
+from recorder.provenance import LABELS, record_details
+from support import ROOT
+
+MANIFEST = store.read_manifest(ROOT)
+# An output the build executed on GPT-2, as `make record` writes it where the model loads.
+EXECUTED_ON_GPT2 = {
+    "source": "snippets/software_row.py", "output": "outputs/software_row.txt", "output_sha256": "c" * 64,
+    "sources": {"snippets/software_row.py": "a" * 64, "snippets/pinned_gpt2.py": "b" * 64},
+    "origin": "executed",
+    "model": {"id": MODEL_ID, "revision": REVISION,
+              "files": {"model.safetensors": WEIGHTS_SHA256, "tokenizer.json": "d" * 64}},
+    "versions": {"python": "3.11.7", "torch": "2.13.0+cpu", "transformers": "5.17.0"},
+    "recorded_at": "2027-01-02T03:04:05+00:00", "seconds": 4.726,
+}
+
+
+def record(entry: dict[str, Any]) -> BeautifulSoup:
+    return BeautifulSoup(record_details(origin_line(entry), entry), "html.parser")
+
+
+def fields(details: BeautifulSoup | Tag) -> dict[str, str]:
+    """The record's fields as a reader sees them: label -> text."""
+    return {term.get_text(): term.find_next_sibling("dd").get_text(" ", strip=True)
+            for term in details.select("dl dt")}
+
+
+def every_value(entry: dict[str, Any]) -> list[str]:
+    """Each value of a manifest entry that its record must show, nested ones included."""
+    shown = [*entry["sources"], *entry["sources"].values(), entry["output"], entry["output_sha256"],
+             *entry["versions"].values(), entry["recorded_at"]]
+    model = entry.get("model") or {}
+    shown += [model.get("id"), model.get("revision"), *(model.get("files") or {}).values()]
+    published = entry.get("published") or {}
+    shown += [*(published.get("reported_with") or {}).values()]
+    shown += [str(published[key]) for key in ("exact_lines", "weight_dependent_lines") if key in published]
+    if entry["origin"] == "executed":
+        shown.append(str(entry["seconds"]))
+    return [value for value in shown if value]
+
+
+@pytest.mark.parametrize("name", sorted(MANIFEST))
+def test_the_provenance_line_opens_onto_every_value_of_its_record(name: str) -> None:
+    entry = MANIFEST[name]
+    block = BeautifulSoup(render_output(Recorded(ROOT, MANIFEST, {}, {}), name, "token-embeddings/"), "html.parser")
+    line = block.select_one(".provenance")
+    assert line is not None
+    summary = line.select_one("details.provenance-record > summary")
+    assert summary is not None and summary.decode_contents() == origin_line(entry)
+    assert summary.find(["a", "button", "input"]) is None, "no control inside the control that opens the record"
+    text = line.select_one("details > dl").extract().get_text(" ")
+    closed = BeautifulSoup(provenance(entry, name, "token-embeddings/"), "html.parser").get_text()
+    assert line.get_text() == closed, "closed, it reads as the one-line summary"
+    missing = [value for value in every_value(entry) if value not in text]
+    assert not missing, f"{name}: the record does not show {missing}"
+
+
+def test_a_published_output_says_what_it_was_reported_with_and_how_it_was_checked() -> None:
+    entry = next(entry for entry in MANIFEST.values() if entry["origin"] == "published")
+    shown = fields(record(entry))
+    assert set(shown) == set(LABELS)
+    published = entry["published"]
+    assert f"transformers {published['reported_with']['transformers']}" in shown["Published run"]
+    assert f"{published['exact_lines']} line(s) that do not depend on weight values" in shown["Published run"]
+    assert f"{published['weight_dependent_lines']} weight-dependent line(s)" in shown["Published run"]
+    assert "not loaded by the build" in shown["Model"]
+    assert shown["Library versions"].startswith("Of the check against stand-ins:")
+
+
+def test_an_output_executed_on_gpt2_names_each_file_it_was_loaded_from() -> None:
+    shown = fields(record(EXECUTED_ON_GPT2))
+    assert "Published run" not in shown, "a field that does not apply is left out"
+    assert f"{MODEL_ID} at revision {REVISION}" in shown["Model"]
+    for file, digest in EXECUTED_ON_GPT2["model"]["files"].items():
+        assert f"{file} sha256 {digest}" in shown["Model"]
+    assert shown["Recorded"] == "2027-01-02T03:04:05+00:00 , in 4.726 s"
+
+
+def test_every_value_of_the_record_is_escaped() -> None:
+    hostile = copy.deepcopy(EXECUTED_ON_GPT2)
+    script = "<script>alert(1)</script>"
+    hostile["sources"] = {f"snippets/{script}.py": script}
+    hostile["versions"] = {script: script}
+    hostile["model"]["files"][script] = script
+    hostile["recorded_at"] = f'"><img src=x onerror=alert(1)>{script}'
+    details = record(hostile)
+    assert details.find_all(["script", "img"]) == []
+    assert details.get_text().count(script) >= 5
+
+
+def test_the_provenance_directive_lists_every_output_in_one_table() -> None:
+    recorded = Recorded(ROOT, MANIFEST, {}, {})
+    state = PageState()
+    markdown = expand("Text.\n\n{{ provenance }}\n", "provenance.md", recorded, state, page_url="provenance/")
+    assert "{{" not in markdown and len(state.pending) == 1
+    table = BeautifulSoup(next(iter(state.pending.values())), "html.parser").select_one("table")
+    assert table is not None and not table.get("class"), "Material wraps only tables without a class"
+    assert [cell.get_text() for cell in table.select("thead th")] == ["Snippet", *LABELS]
+    rows = table.select("tbody tr")
+    assert [row.th.get_text() for row in rows] == [f"snippets/{name}.py" for name in sorted(MANIFEST)]
+    for row, name in zip(rows, sorted(MANIFEST), strict=True):
+        assert row.th.a["href"] == f"../snippets/{name}.py" and row.th.a.find("code") is None, "plain link text"
+        assert len(row.select("td")) == len(LABELS)
+        missing = [value for value in every_value(MANIFEST[name]) if value not in row.get_text(" ")]
+        assert not missing, f"{name}: the row does not show {missing}"
+
+
+@pytest.mark.slow
+def test_the_built_site_publishes_the_manifest_and_the_provenance_page_links_it(built_site: Path) -> None:
+    published = built_site / "outputs" / "manifest.json"
+    assert published.read_bytes() == (ROOT / "outputs" / "manifest.json").read_bytes()
+    assert set(json.loads(published.read_text(encoding="utf-8"))["snippets"]) == set(MANIFEST)
+    page = BeautifulSoup((built_site / "provenance" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    links = [link["href"] for link in page.select("article a[href$='manifest.json']")]
+    assert links and all((built_site / "provenance" / href).resolve() == published for href in links)
+    rows = page.select("article table tbody tr")
+    assert [row.th.get_text() for row in rows] == [f"snippets/{name}.py" for name in sorted(MANIFEST)]
+
+
+@pytest.mark.slow
+def test_each_built_output_and_figure_opens_onto_its_record(built_site: Path) -> None:
+    page = BeautifulSoup((built_site / "token-embeddings" / "index.html").read_text(encoding="utf-8"),
+                         "html.parser")
+    blocks = page.select("[data-snippet]")
+    assert {block.name for block in blocks} == {"div", "figure"}
+    for block in blocks:
+        details = block.select("details.provenance-record")
+        assert len(details) == 1 and details[0].find_parent(attrs={"data-snippet": True}) is block
+        assert details[0].get("open") is None, "closed until a reader opens it"
+        assert fields(details[0])["Recorded output"].endswith(MANIFEST[block["data-snippet"]]["output_sha256"])
