@@ -15,6 +15,11 @@ elements that scripts create would be dropped too: use this only where the
 styled markup is all in the HTML, as in a rendered notebook. A rule is kept or
 dropped whole, so a selector list that a browser rejects stays rejected.
 
+Rules are found by a scan for the braces and semicolons outside comments,
+strings and url()s; tinycss2 parses each selector, and the declarations of
+the rules kept. Tokenizing all of JupyterLab's stylesheet would cost each
+build half a second for rules dropped unread.
+
 A custom property is dropped when nothing can read it: no `var()` in the kept
 rules (following `var()`s inside kept custom properties), and no mention of
 its name in the page's `style` attributes or in the stylesheets it links.
@@ -111,8 +116,7 @@ def without_unused_css(html: str, read_stylesheet: Callable[[str], str]) -> str:
     that a custom property it reads is kept.
     """
     page = _Page(html)
-    sheets = [_kept_items(tinycss2.parse_stylesheet(html[text:end], skip_comments=True, skip_whitespace=True), page)
-              for _, text, end, _ in page.styles]
+    sheets = [_kept_items(html[text:end], page) for _, text, end, _ in page.styles]
     mentioned = [*page.style_attributes, *(read_stylesheet(href) for href in page.stylesheets)]
     used = _used_properties([item for sheet in sheets for item in sheet], mentioned)
     pieces, position = [], 0
@@ -123,28 +127,123 @@ def without_unused_css(html: str, read_stylesheet: Callable[[str], str]) -> str:
     return "".join(pieces) + html[position:]
 
 
-def _kept_items(nodes: Iterable[Node], page: _Page) -> list[_Item]:
+@dataclass(frozen=True)
+class _Statement:
+    """A rule or at-rule of a stylesheet as written: its prelude and, unless it ends in ";", its block."""
+
+    prelude: str
+    block: str | None
+
+    def text(self) -> str:
+        return self.prelude.strip() + (";" if self.block is None else f"{{{self.block}}}")
+
+
+def _kept_items(css: str, page: _Page) -> list[_Item]:
     kept: list[_Item] = []
-    for node in nodes:
-        if node.type == "qualified-rule":
-            if any(_may_match(selector, page) for selector in _selectors(node.prelude)):
-                kept.append(_rule(node))
-        elif node.type == "at-rule" and node.content is not None and node.lower_at_keyword in _GROUPING_RULES:
-            inner = _kept_items(tinycss2.parse_rule_list(node.content, skip_comments=True, skip_whitespace=True), page)
-            if inner:
-                kept.append(_Group(f"@{node.at_keyword}{tinycss2.serialize(node.prelude)}", inner))
-        elif node.type == "at-rule":
-            kept.append(node.serialize())
-        # What remains are parse errors, which browsers skip as well.
+    for statement in _statements(css):
+        tokens = tinycss2.parse_component_value_list(statement.prelude, skip_comments=True)
+        prelude = [token for token in tokens if token.type != "whitespace"]
+        if not prelude:
+            continue
+        if prelude[0].type == "at-keyword":
+            if statement.block is not None and prelude[0].lower_value in _GROUPING_RULES:
+                if inner := _kept_items(statement.block, page):
+                    kept.append(_Group(statement.prelude.strip(), inner))
+            else:
+                kept.append(statement.text())
+        elif statement.block is not None and any(_may_match(s, page) for s in _selectors(tokens)):
+            kept.append(_rule(tinycss2.serialize(tokens).strip(), statement))
+        # A selector without a block is a parse error, which browsers skip as well.
     return kept
 
 
-def _rule(node: Node) -> _Item:
+def _rule(selector: str, statement: _Statement) -> _Item:
     """A style rule whose custom properties may be pruned, or as written if it nests other rules."""
-    contents = tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True)
+    contents = tinycss2.parse_blocks_contents(statement.block or "", skip_comments=True, skip_whitespace=True)
     if all(item.type == "declaration" for item in contents):
-        return _Rule(tinycss2.serialize(node.prelude).strip(), contents)
-    return node.serialize()
+        return _Rule(selector, contents)
+    return statement.text()
+
+
+def _statements(css: str) -> Iterator[_Statement]:
+    """The top-level rules and at-rules of a stylesheet, split where CSS's tokenizer splits them.
+
+    Only braces, and semicolons outside blocks, delimit them when they are not
+    inside a comment, a string, an escape or an unquoted url().
+    """
+    scan = _Scanner(css)
+    start = depth = block_start = 0
+    while (position := scan.next_structural()) < len(css):
+        char = css[position]
+        if char == "{":
+            depth += 1
+            if depth == 1:
+                block_start = position + 1
+        elif char == "}" and depth:
+            depth -= 1
+            if not depth:
+                yield _Statement(css[start:block_start - 1], css[block_start:position])
+                start = position + 1
+        elif char == ";" and not depth:
+            yield _Statement(css[start:position], None)
+            start = position + 1
+    if depth:  # an unclosed block runs to the end, as in a browser
+        yield _Statement(css[start:block_start - 1], css[block_start:])
+    elif css[start:].strip():
+        yield _Statement(css[start:], None)
+
+
+class _Scanner:
+    """Walks a stylesheet from one brace or semicolon to the next, stepping over what hides them."""
+
+    _MARKS = (b"{", b"}", b";", b'"', b"'", b"\\", b"/*", b"url(")
+
+    def __init__(self, css: str) -> None:
+        self.css = css
+        # One byte per character, so offsets match; lowered, since url( may be written in any case.
+        self.folded = css.encode("ascii", errors="replace").lower()
+        self.position = 0
+        self._next = {mark: self._find(mark, 0) for mark in self._MARKS}
+
+    def _find(self, mark: bytes, start: int) -> int:
+        found = self.folded.find(mark, start)
+        return len(self.css) if found == -1 else found
+
+    def next_structural(self) -> int:
+        """The position of the next brace or semicolon that delimits blocks (len(css) at the end)."""
+        while True:
+            for mark, found in self._next.items():
+                if found < self.position:
+                    self._next[mark] = self._find(mark, self.position)
+            mark = min(self._next, key=self._next.__getitem__)
+            at = self._next[mark]
+            if at >= len(self.css) or mark in (b"{", b"}", b";"):
+                self.position = at + 1
+                return at
+            self.position = self._skip(mark, at)
+
+    def _skip(self, mark: bytes, at: int) -> int:
+        """Where the comment, string, escape or url() starting at `at` ends."""
+        if mark == b"/*":
+            return self._find(b"*/", at + 2) + 2
+        if mark == b"\\":
+            return at + 2
+        if mark == b"url(":
+            inside = at + 4
+            while inside < len(self.css) and self.css[inside] in " \t\n\r\f":
+                inside += 1
+            if inside < len(self.css) and self.css[inside] in "\"'":
+                return inside  # a quoted url is a function holding a string: scan on
+            return self._past(inside, (b")",))
+        return self._past(at + 1, (mark, b"\n"))  # a string ends at its quote, or a newline
+
+    def _past(self, start: int, ends: tuple[bytes, ...]) -> int:
+        """Just past the first of `ends` from `start`, stepping over backslash escapes."""
+        while True:
+            found = min(self._find(end, start) for end in (*ends, b"\\"))
+            if found >= len(self.css) or self.css[found] != "\\":
+                return found + 1
+            start = found + 2
 
 
 def _selectors(prelude: list[Node]) -> Iterator[list[Node]]:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import mkdocs_jupyter
 import pytest
+import tinycss2
 
-from recorder.unused_css import without_unused_css
+from recorder.unused_css import _statements, without_unused_css
 
 LINKED = {"../theme.css": ".md-typeset{color:var(--theme-color)}"}
 
@@ -38,8 +40,8 @@ def test_a_rule_that_may_apply_is_kept_as_written(rule: str) -> None:
     assert pruned_css(rule) == rule
 
 
-@pytest.mark.parametrize("rule", [".absent{color:red}", "table .cell{color:red}", "#second{color:red}",
-                                  ".cell .absent pre{color:red}"])
+@pytest.mark.parametrize("rule", [".absent{color:red}", "table .cell{color:red}", ".cell table{color:red}",
+                                  "#second{color:red}", ".cell .absent pre{color:red}", ".cell>table{color:red}"])
 def test_a_rule_naming_what_the_page_lacks_is_dropped(rule: str) -> None:
     assert pruned_css(f"{rule}\n.cell{{color:blue}}") == ".cell{color:blue}"
 
@@ -65,6 +67,37 @@ def test_parse_errors_go_and_an_emptied_style_element_with_them() -> None:
 def test_other_at_rules_stay_as_written() -> None:
     css = '@charset "UTF-8";\n@keyframes spin{from{transform:rotate(0)}to{transform:rotate(1turn)}}'
     assert pruned_css(css) == css
+
+
+@pytest.mark.parametrize(("rule", "kept"), [
+    ('.cell::after{content:"} .absent{"}', '.cell::after{content:"} .absent{"}'),
+    (".cell::after{content:'\\'}'}", ".cell::after{content:\"'}\"}"),  # kept rules are written anew
+    (".cell{background:URL(data:x{y})}", ".cell{background:url(data:x{y})}"),
+    (".cell{/* } */color:red}", ".cell{color:red}"),
+    (".cell, .a\\{b{color:red}", ".cell, .a\\{b{color:red}"),
+])
+def test_braces_in_strings_urls_comments_and_escapes_do_not_end_a_rule(rule: str, kept: str) -> None:
+    assert pruned_css(f"{rule}\n.absent{{color:blue}}") == kept
+
+
+def test_rules_are_split_as_tinycss2_splits_them_on_jupyterlabs_stylesheet() -> None:
+    """The split that spares tokenizing dropped rules agrees with a full parse of the real thing."""
+    css = (Path(mkdocs_jupyter.__file__).parent / "templates" / "mkdocs_html" / "assets" / "index.css").read_text(
+        encoding="utf-8")
+
+    def text(tokens: list[tinycss2.ast.Node] | None) -> str | None:
+        return None if tokens is None else "".join(tinycss2.serialize(
+            [token for token in tokens if token.type != "comment"]).split())
+
+    parsed = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+    split = list(_statements(css))
+    assert len(split) == len(parsed) > 3000
+    for statement, rule in zip(split, parsed, strict=True):
+        prelude = ([tinycss2.ast.AtKeywordToken(0, 0, rule.at_keyword), *rule.prelude] if rule.type == "at-rule"
+                   else rule.prelude)
+        assert text(tinycss2.parse_component_value_list(statement.prelude)) == text(prelude)
+        block = None if statement.block is None else tinycss2.parse_component_value_list(statement.block)
+        assert text(block) == text(rule.content)
 
 
 @pytest.mark.slow
