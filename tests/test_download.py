@@ -94,6 +94,7 @@ def failed(result: subprocess.CompletedProcess[str], *phrases: str) -> None:
     assert "raised an error" not in result.stderr and "Fix the snippet" not in result.stderr
 
 
+@pytest.mark.slow
 def test_downloaded_stand_in_weights_run_and_are_refused(run, project: Path, stand_in_hub: StandInHub,
                                                          hf_home: Path) -> None:
     before = committed(project)
@@ -120,6 +121,7 @@ def test_a_hub_without_the_pinned_revision_is_named_as_the_cause(run, project: P
     assert committed(project) == before
 
 
+@pytest.mark.slow
 def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_re_executes_the_published(
         run, project: Path, stand_in_hub: StandInHub, served: Snapshot, hf_home: Path) -> None:
     """Every GET of the weights breaks halfway: the download stops after a few attempts, never at the

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from concurrent.futures import ThreadPoolExecutor
+import json
 from pathlib import Path
 
 import pytest
@@ -33,16 +33,18 @@ def test_only_the_software_row_depends_on_weight_values(stand_in_outputs: list[d
 
 @pytest.mark.slow
 def test_snippets_run_on_their_own(stand_in_cache: Path, stand_in_outputs: list[dict[str, str]], run) -> None:
-    """`python snippets/NAME.py` prints exactly what the one-process runner recorded for it."""
-    env = offline_env(stand_in_cache)
+    """`python snippets/NAME.py` prints exactly what the one-process runner recorded for it.
 
-    def standalone(name: str) -> str:
-        result = run("python", f"snippets/{name}.py", cwd=ROOT, env=env)
-        assert result.returncode == 0, result.stderr
-        return result.stdout
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        printed = dict(zip(SNIPPETS, pool.map(standalone, SNIPPETS)))
+    Each script runs in a fresh child of one interpreter that has imported torch and
+    transformers already (tests/script_runner.py says what such a child shares with it).
+    """
+    scripts = [f"snippets/{name}.py" for name in SNIPPETS]
+    result = run("python", "tests/script_runner.py", *scripts, cwd=ROOT, env=offline_env(stand_in_cache))
+    assert result.returncode == 0, result.stderr
+    runs = json.loads(result.stdout)
+    failed = {script: ran["stderr"] for script, ran in runs.items() if ran["returncode"] != 0}
+    assert not failed
+    printed = {name: runs[script]["stdout"] for name, script in zip(SNIPPETS, scripts)}
     assert printed == stand_in_outputs[0]  # the runner's, against the same checkpoint
 
 
