@@ -109,7 +109,8 @@ def test_the_provenance_directive_lists_every_output_in_one_table() -> None:
     markdown = expand("Text.\n\n{{ provenance }}\n", "provenance.md", recorded, state, page_url="provenance/")
     assert "{{" not in markdown and len(state.pending) == 1
     table = BeautifulSoup(next(iter(state.pending.values())), "html.parser").select_one("table")
-    assert table is not None and not table.get("class"), "Material wraps only tables without a class"
+    assert table is not None and table.get("class"), "Material's script moves a table without a class"
+    assert [table.parent["class"], table.parent.parent["class"]] == [["md-typeset__table"], ["md-typeset__scrollwrap"]]
     assert [cell.get_text() for cell in table.select("thead th")] == ["Snippet", *LABELS]
     rows = table.select("tbody tr")
     assert [row.th.get_text() for row in rows] == [f"snippets/{name}.py" for name in sorted(MANIFEST)]
