@@ -9,8 +9,6 @@ finished by the next run (`recover`). One run at a time holds the lock.
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import json
 import os
 import shutil
@@ -19,6 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock, Timeout
 
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR
 from recorder.snippets import Snippet, discover, key_for, sha256_file, source_hashes
@@ -170,23 +170,23 @@ def exclusive(root: Path) -> Iterator[None]:
     """Hold the record lock, or refuse at once naming who holds it."""
     folder = outputs_dir(root)
     folder.mkdir(exist_ok=True)
-    with (folder / LOCK).open("a+") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as error:
-            if error.errno not in (errno.EAGAIN, errno.EACCES):
-                raise
-            handle.seek(0)
-            holder = handle.read().strip() or "unknown"
-            raise RecordError(
-                f"another record run (pid {holder}) is writing {OUTPUTS_DIR}/. "
-                "Wait for it to finish, then run `make record` again."
-            ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
-        try:
-            yield
-        finally:
-            handle.truncate(0)
+    # The file stays: it holds the pid of the run that has the lock, for the next run's refusal.
+    lock = FileLock(folder / LOCK, blocking=False, on_acquired=_write_holder)
+    try:
+        lock.acquire()
+    except Timeout:
+        holder = (folder / LOCK).read_text(encoding="utf-8").strip() or "unknown"
+        raise RecordError(
+            f"another record run (pid {holder}) is writing {OUTPUTS_DIR}/. "
+            "Wait for it to finish, then run `make record` again."
+        ) from None
+    try:
+        yield
+    finally:
+        os.truncate(folder / LOCK, 0)
+        lock.release()
+
+
+def _write_holder(descriptor: int) -> None:
+    os.ftruncate(descriptor, 0)
+    os.pwrite(descriptor, str(os.getpid()).encode(), 0)
