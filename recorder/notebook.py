@@ -23,8 +23,9 @@ from markdown import Markdown
 from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from nbformat import v4
+from packaging.utils import canonicalize_name
 
-from recorder import store
+from recorder import compat_envs, store
 from recorder.pages import Block, PageError, PageState, Recorded, code_block, expand
 from recorder.pinned import MODEL_ID, SNIPPETS_DIR, short
 
@@ -40,7 +41,6 @@ _REMOTE_LOADERS = re.compile(
     r"|<script type=\"module\">(?:(?!</script>).)*?\.jp-Mermaid(?:(?!</script>).)*</script>",
     re.S,
 )
-_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[^\s;#]+)", re.M)
 
 
 def notebook_path(config: MkDocsConfig, page: str) -> Path:
@@ -179,8 +179,7 @@ def _module_of(statement: str) -> str:
 
 def _pins(root: Path, imports: dict[str, str]) -> list[str]:
     """`NAME==VERSION` from requirements.txt for each installed package the imports need."""
-    text = (root / REQUIREMENTS).read_text(encoding="utf-8")
-    pinned = {_canonical(match["name"]): match.group(0) for match in _PIN.finditer(text)}
+    pinned = compat_envs.pins(root)
     distributions: Mapping[str, list[str]] = {}
     wanted = set()
     for statement, file in imports.items():
@@ -189,10 +188,10 @@ def _pins(root: Path, imports: dict[str, str]) -> list[str]:
             continue
         # Most packages are named like their module; only the others need the slow map
         # of every installed package's files.
-        if _canonical(module) not in pinned:
+        if canonicalize_name(module) not in pinned:
             distributions = distributions or metadata.packages_distributions()
         names = distributions.get(module, [module])
-        pins = [pinned[name] for name in map(_canonical, names) if name in pinned]
+        pins = [pinned[name] for name in map(canonicalize_name, names) if name in pinned]
         if not pins:
             raise store.RecordError(
                 f"{SNIPPETS_DIR}/{file} imports `{module}`, which {REQUIREMENTS} does not pin. "
@@ -200,10 +199,6 @@ def _pins(root: Path, imports: dict[str, str]) -> list[str]:
             )
         wanted.update(pins)
     return sorted(wanted, key=str.lower)
-
-
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _introduction(markdown: str, recorded: Recorded, blocks: list[Block]) -> str:
