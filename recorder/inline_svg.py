@@ -14,6 +14,8 @@ from xml.etree import ElementTree
 from defusedxml import DefusedXmlException
 from defusedxml import ElementTree as DefusedElementTree
 
+from recorder.errors import RecorderError
+
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 ALLOWED_ELEMENTS = frozenset({
     "svg", "g", "rect", "text", "tspan", "line", "path", "polyline", "polygon", "circle",
@@ -32,7 +34,7 @@ ALLOWED_ATTRIBUTES = frozenset({
 _LOCAL_REFERENCE = re.compile(r"url\(#[A-Za-z][-\w.]*\)")
 
 
-class UnsafeFigure(Exception):
+class UnsafeFigure(RecorderError):
     """The recorded figure is not plain SVG drawing; the message names the file and the fix."""
 
 
