@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR
 from recorder.snippets import Snippet, discover, key_for, sha256_file, source_hashes
@@ -169,6 +167,8 @@ def commit(root: Path, files: dict[str, bytes], remove: list[str]) -> None:
 @contextmanager
 def exclusive(root: Path) -> Iterator[None]:
     """Hold the record lock, or refuse at once naming who holds it."""
+    from filelock import FileLock, Timeout  # here: every build imports this module, none takes the lock
+
     folder = outputs_dir(root)
     folder.mkdir(exist_ok=True)
     # The file stays: it holds the pid of the run that has the lock, for the next run's refusal.
