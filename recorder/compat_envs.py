@@ -31,7 +31,7 @@ REQUIREMENTS = "requirements.txt"
 
 def pins(root: Path) -> dict[str, str]:
     """`NAME==VERSION` by canonical package name, from requirements.txt; other lines are not pins."""
-    found = {}
+    found: dict[str, str] = {}
     for line in (root / REQUIREMENTS).read_text(encoding="utf-8").splitlines():
         line = line.partition("#")[0].strip()
         if not line or line.startswith("-"):  # pip's options: -e, -r, --extra-index-url...

@@ -132,7 +132,8 @@ def without_remote_loaders(html: str) -> str:
             f"found {len(spans)} of the 2 script loaders (MathJax, Mermaid) that mkdocs-jupyter writes; "
             "its template changed. Update MATHJAX_COMMENTS or MERMAID_CLASS in recorder/notebook.py to match it."
         )
-    kept, end = [], 0
+    kept: list[str] = []
+    end = 0
     for start, stop in spans:
         kept.append(html[end:start])
         end = stop
