@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 
 from bench.measure import Finished, imported_modules
+from recorder.errors import RecorderError
 
 # The record step reports each snippet it runs as `[1/3] snippets/name.py  0.12 s`.
 _RAN = re.compile(r"^\[\d+/\d+\] (?P<source>\S+)", re.M)
 
 
-class CheckFailed(Exception):
+class CheckFailed(RecorderError):
     """The build did something the benchmark rules out; the message says what."""
 
 

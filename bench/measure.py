@@ -15,11 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from recorder.errors import RecorderError
+
 # `python -X importtime` (or PYTHONPROFILEIMPORTTIME=1) writes one such line per module imported.
 _IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(?P<module>\S+)\s*$", re.M)
 
 
-class CommandFailed(Exception):
+class CommandFailed(RecorderError):
     """A measured command exited with an error; the message holds what it printed."""
 
 

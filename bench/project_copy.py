@@ -7,11 +7,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from recorder.errors import RecorderError
+
 PROJECT = Path(__file__).resolve().parents[1]
 MARKER = ".benchmark-copy"
 
 
-class NotACopy(Exception):
+class NotACopy(RecorderError):
     """A folder the benchmark may not record into; the message says why."""
 
 

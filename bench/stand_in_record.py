@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bench import project_copy
 from recorder import hub
-from recorder.__main__ import FAILURES
+from recorder.errors import RecorderError
 from recorder.record import record
 
 
@@ -28,7 +28,7 @@ def main(argv: list[str]) -> int:
         root = project_copy.require(Path(argv[0]))
         report = partial(print, flush=True)
         record(root, force=True, report=report, verify_weights=hub.snapshot_digests)
-    except (project_copy.NotACopy, *FAILURES) as error:
+    except RecorderError as error:  # NotACopy too
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0

@@ -9,16 +9,11 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from recorder import check, compat_table, diff, download, hub, pr_record, store
+from recorder import check, compat_table, diff, pr_record
 from recorder.compat import make_compat
-from recorder.published import PublishedMismatch, attach, run_trials
+from recorder.errors import RecorderError
+from recorder.published import attach, run_trials
 from recorder.record import DEFAULT_TIMEOUT, record
-from recorder.runner import SnippetFailed
-from recorder.snippets import SnippetError
-
-FAILURES = (store.RecordError, SnippetFailed, SnippetError, hub.ModelUnavailable,
-            hub.WrongWeights, download.DownloadFailed, PublishedMismatch, diff.DiffError,
-            compat_table.CompatError)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -85,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
             outputs = run_trials(root, args.names, args.hub_cache, timeout=args.timeout,
                                  report=lambda line: print(line, file=sys.stderr))
             print(json.dumps(outputs))
-    except FAILURES as error:
+    except RecorderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -11,7 +11,6 @@ when its install was interrupted.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -19,23 +18,32 @@ from collections.abc import Callable, Iterable
 from importlib import metadata
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
 from recorder.compat_table import CompatError
 from recorder.snippets import MODEL_LIBRARY
 
 ENVS_DIR = ".compat"  # git-ignored
 MARKER = "compat-installed.json"
 REQUIREMENTS = "requirements.txt"
-_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[^\s;#]+)", re.M)
-
-
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def pins(root: Path) -> dict[str, str]:
-    """`NAME==VERSION` by canonical package name, from requirements.txt."""
-    text = (root / REQUIREMENTS).read_text(encoding="utf-8")
-    return {_canonical(match["name"]): match.group(0) for match in _PIN.finditer(text)}
+    """`NAME==VERSION` by canonical package name, from requirements.txt; other lines are not pins."""
+    found: dict[str, str] = {}
+    for line in (root / REQUIREMENTS).read_text(encoding="utf-8").splitlines():
+        line = line.partition("#")[0].strip()
+        if not line or line.startswith("-"):  # pip's options: -e, -r, --extra-index-url...
+            continue
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        specifiers = list(requirement.specifier)
+        if len(specifiers) == 1 and specifiers[0].operator == "==":
+            found[canonicalize_name(requirement.name)] = f"{requirement.name}=={specifiers[0].version}"
+    return found
 
 
 def pinned_release(root: Path) -> str:
@@ -55,8 +63,8 @@ def requirements(root: Path, modules: Iterable[str], release: str) -> list[str]:
             wanted.add(f"{MODEL_LIBRARY}=={release}")
             continue
         # Most packages are named like their module; the map of every installed package is slow.
-        names = [module] if _canonical(module) in pinned else metadata.packages_distributions().get(module, [module])
-        found = [pinned[_canonical(name)] for name in names if _canonical(name) in pinned]
+        names = [module] if canonicalize_name(module) in pinned else metadata.packages_distributions().get(module, [module])
+        found = [pinned[canonicalize_name(name)] for name in names if canonicalize_name(name) in pinned]
         if not found:
             raise CompatError(f"a snippet imports `{module}`, which {REQUIREMENTS} does not pin. "
                               "Pin the package that provides it there as NAME==VERSION.")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from recorder import store
+from recorder.errors import RecorderError
 from recorder.snippets import Snippet, discover, sha256_file, source_hashes
 
 COMPAT_DIR = "compat"
@@ -25,7 +26,7 @@ SAME, DIFFERS, ERROR = "same", "differs", "error"
 EXACTLY, BY_FORM = "exactly", "by form"
 
 
-class CompatError(Exception):
+class CompatError(RecorderError):
     """Something `make compat` or the page cannot do; the message names the file and the fix."""
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from recorder import store
+from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR
 
 UPSTREAM = "origin/main"
@@ -25,7 +26,7 @@ _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
 _LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
 
 
-class DiffError(Exception):
+class DiffError(RecorderError):
     """git cannot give the outputs to compare with; the message names the cause and the fix."""
 
 

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+from recorder.errors import RecorderError
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, short
 
 # config.json first: the quickest answer to whether the hub has the pinned revision at all.
@@ -33,11 +34,11 @@ if TYPE_CHECKING:
     import httpx
 
 
-class DownloadFailed(Exception):
+class DownloadFailed(RecorderError):
     """The hub, the network or the cache failed while GPT-2's files were fetched or loaded."""
 
 
-class DownloadStuck(Exception):
+class DownloadStuck(RecorderError):
     """A download kept restarting from the same byte."""
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from recorder.errors import RecorderError
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, WEIGHTS_SHA256
 from recorder.runner import snippet_modules
 from recorder.snippets import sha256_file
@@ -30,11 +31,11 @@ def offline_help(cache: str) -> str:
     )
 
 
-class ModelUnavailable(Exception):
+class ModelUnavailable(RecorderError):
     """The pinned model cannot be loaded here; the message says how to get it."""
 
 
-class WrongWeights(Exception):
+class WrongWeights(RecorderError):
     """What was loaded is not the pinned GPT-2; it must never be recorded."""
 
 

@@ -11,6 +11,11 @@ from __future__ import annotations
 import re
 from xml.etree import ElementTree
 
+from defusedxml import DefusedXmlException
+from defusedxml import ElementTree as DefusedElementTree
+
+from recorder.errors import RecorderError
+
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 ALLOWED_ELEMENTS = frozenset({
     "svg", "g", "rect", "text", "tspan", "line", "path", "polyline", "polygon", "circle",
@@ -29,7 +34,7 @@ ALLOWED_ATTRIBUTES = frozenset({
 _LOCAL_REFERENCE = re.compile(r"url\(#[A-Za-z][-\w.]*\)")
 
 
-class UnsafeFigure(Exception):
+class UnsafeFigure(RecorderError):
     """The recorded figure is not plain SVG drawing; the message names the file and the fix."""
 
 
@@ -41,10 +46,10 @@ def _local_name(tag: str) -> tuple[str, str]:
 def checked_svg(text: str, *, output: str, source: str) -> ElementTree.Element:
     """Parse `text` (the file `output`, printed by `source`) and allow only plain drawing."""
     fix = f"Change {source} to print only plain SVG drawing, then run `make record`."
-    if re.search(r"<!DOCTYPE", text, re.I):
-        raise UnsafeFigure(f"{output} declares a DOCTYPE, which can define entities. {fix}")
     try:
-        root = ElementTree.fromstring(text)
+        root = DefusedElementTree.fromstring(text, forbid_dtd=True)
+    except DefusedXmlException:
+        raise UnsafeFigure(f"{output} declares a DOCTYPE, which can define entities. {fix}") from None
     except ElementTree.ParseError as error:
         raise UnsafeFigure(f"{output} is not well-formed SVG ({error}). {fix}") from None
     if root.tag != f"{{{SVG_NAMESPACE}}}svg":

@@ -14,6 +14,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping
+from html.parser import HTMLParser
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -23,10 +24,12 @@ from markdown import Markdown
 from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from nbformat import v4
+from packaging.utils import canonicalize_name
 
-from recorder import store
+from recorder import compat_envs, store
 from recorder.pages import Block, PageError, PageState, Recorded, code_block, expand
 from recorder.pinned import MODEL_ID, SNIPPETS_DIR, short
+from recorder.unused_css import _line_starts
 
 # Pages in docs/ with a companion notebook, named like the page, in docs/notebooks/.
 PAGES = ("token-embeddings.md",)
@@ -35,12 +38,8 @@ REQUIREMENTS = "requirements.txt"
 # mkdocs-jupyter always writes a MathJax loader and a Mermaid loader that fetch from
 # other hosts. These notebooks have neither math nor diagrams, and the site loads
 # nothing from elsewhere, so the rendered page goes without both.
-_REMOTE_LOADERS = re.compile(
-    r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->"
-    r"|<script type=\"module\">(?:(?!</script>).)*?\.jp-Mermaid(?:(?!</script>).)*</script>",
-    re.S,
-)
-_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[^\s;#]+)", re.M)
+MATHJAX_COMMENTS = ("Load mathjax", "End of mathjax configuration")  # around the MathJax loader
+MERMAID_CLASS = ".jp-Mermaid"  # what the Mermaid loader's <script type="module"> looks for
 
 
 def notebook_path(config: MkDocsConfig, page: str) -> Path:
@@ -127,13 +126,61 @@ def update(root: Path, report: Callable[[str], None]) -> None:
 
 def without_remote_loaders(html: str) -> str:
     """A rendered notebook page minus the loaders that would fetch scripts from other hosts."""
-    stripped, count = _REMOTE_LOADERS.subn("", html)
-    if count != 2:
+    spans = _RemoteLoaders(html).spans
+    if len(spans) != 2:
         raise PageError(
-            f"found {count} of the 2 script loaders (MathJax, Mermaid) that mkdocs-jupyter writes; "
-            "its template changed. Update _REMOTE_LOADERS in recorder/notebook.py to match it."
+            f"found {len(spans)} of the 2 script loaders (MathJax, Mermaid) that mkdocs-jupyter writes; "
+            "its template changed. Update MATHJAX_COMMENTS or MERMAID_CLASS in recorder/notebook.py to match it."
         )
-    return stripped
+    kept: list[str] = []
+    end = 0
+    for start, stop in spans:
+        kept.append(html[end:start])
+        end = stop
+    return "".join(kept) + html[end:]
+
+
+class _RemoteLoaders(HTMLParser):
+    """Where mkdocs-jupyter's loaders stand in a page, as (start, end) offsets, found as a browser parses it.
+
+    The spans are cut out of the page as it is, so every other byte stays as mkdocs-jupyter wrote it.
+    """
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.html = html
+        self.spans: list[tuple[int, int]] = []
+        self._line_starts = _line_starts(html)
+        self._mathjax: int | None = None  # the start of the MathJax loader's opening comment
+        self._module: int | None = None  # the start of an open `<script type="module">`
+        self._script = ""
+        self.feed(html)
+        self.close()
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return self._line_starts[line - 1] + column
+
+    def handle_comment(self, data: str) -> None:
+        if data.strip() == MATHJAX_COMMENTS[0]:
+            self._mathjax = self._offset()
+        elif data.strip() == MATHJAX_COMMENTS[1] and self._mathjax is not None:
+            self.spans.append((self._mathjax, self._offset() + len(f"<!--{data}-->")))
+            self._mathjax = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "script" and ("type", "module") in attrs:
+            self._module, self._script = self._offset(), ""
+
+    def handle_data(self, data: str) -> None:
+        if self._module is not None:
+            self._script += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script" and self._module is not None:
+            if MERMAID_CLASS in self._script:
+                self.spans.append((self._module, self.html.index(">", self._offset()) + 1))
+            self._module = None
 
 
 def _section_reader(config: MkDocsConfig) -> Callable[[Block], str]:
@@ -179,8 +226,7 @@ def _module_of(statement: str) -> str:
 
 def _pins(root: Path, imports: dict[str, str]) -> list[str]:
     """`NAME==VERSION` from requirements.txt for each installed package the imports need."""
-    text = (root / REQUIREMENTS).read_text(encoding="utf-8")
-    pinned = {_canonical(match["name"]): match.group(0) for match in _PIN.finditer(text)}
+    pinned = compat_envs.pins(root)
     distributions: Mapping[str, list[str]] = {}
     wanted = set()
     for statement, file in imports.items():
@@ -189,10 +235,10 @@ def _pins(root: Path, imports: dict[str, str]) -> list[str]:
             continue
         # Most packages are named like their module; only the others need the slow map
         # of every installed package's files.
-        if _canonical(module) not in pinned:
+        if canonicalize_name(module) not in pinned:
             distributions = distributions or metadata.packages_distributions()
         names = distributions.get(module, [module])
-        pins = [pinned[name] for name in map(_canonical, names) if name in pinned]
+        pins = [pinned[name] for name in map(canonicalize_name, names) if name in pinned]
         if not pins:
             raise store.RecordError(
                 f"{SNIPPETS_DIR}/{file} imports `{module}`, which {REQUIREMENTS} does not pin. "
@@ -200,10 +246,6 @@ def _pins(root: Path, imports: dict[str, str]) -> list[str]:
             )
         wanted.update(pins)
     return sorted(wanted, key=str.lower)
-
-
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _introduction(markdown: str, recorded: Recorded, blocks: list[Block]) -> str:

@@ -31,6 +31,7 @@ from pymdownx.snippets import SnippetPreprocessor
 
 from recorder import compat_page
 from recorder.compat_table import CompatError
+from recorder.errors import RecorderError
 from recorder.inline_svg import UnsafeFigure, accessible_svg
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, SNIPPETS_DIR, short
 from recorder.provenance import record_details, record_table, source_href
@@ -54,7 +55,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _PROVENANCE_VERSIONS = {"transformers": "transformers", "torch": "torch", "python": "Python"}
 
 
-class PageError(Exception):
+class PageError(RecorderError):
     """A directive the build cannot resolve; the message names the page and the fix."""
 
 

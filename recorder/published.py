@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from recorder import checkpoint, hub
+from recorder.errors import RecorderError
 from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION, SNIPPETS_DIR
 from recorder.record import Report, entry, recording, run_all, save, stale
 from recorder.runner import forget_snippet_modules, quiet_libraries
@@ -33,7 +34,7 @@ SEEDS = (1, 2)
 NUMBER = re.compile(r"[-+]?\d+(?:\.(\d+))?(?:[eE][-+]?\d+)?")
 
 
-class PublishedMismatch(Exception):
+class PublishedMismatch(RecorderError):
     """The published text cannot be what this snippet prints."""
 
 

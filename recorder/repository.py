@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from recorder.errors import RecorderError
+
 VARIABLES = ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA")
 # Edits become pull requests against the branch the site is published from.
 EDIT_BRANCH = "main"
@@ -33,7 +35,7 @@ _EXAMPLES = {
 }
 
 
-class RepositoryError(Exception):
+class RepositoryError(RecorderError):
     """A repository variable the build cannot make a link of; the message names it and the fix."""
 
 

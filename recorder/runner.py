@@ -24,6 +24,7 @@ from types import FrameType, ModuleType
 from typing import Any
 
 from recorder.download import hub_failure
+from recorder.errors import RecorderError
 from recorder.snippets import Snippet
 
 # An output larger than this is a runaway loop, not something to put on a page.
@@ -37,7 +38,7 @@ QUIET_LIBRARIES = {
 }
 
 
-class SnippetFailed(Exception):
+class SnippetFailed(RecorderError):
     """A snippet raised, hung, or printed something that cannot be recorded."""
 
 

@@ -14,6 +14,7 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from recorder.errors import RecorderError
 from recorder.pinned import MODEL_ID, REVISION, SNIPPETS_DIR
 
 # Packages whose version can change what a snippet prints.
@@ -65,7 +66,7 @@ def _top_level_imports(path: Path) -> set[str]:
     return names
 
 
-class SnippetError(Exception):
+class SnippetError(RecorderError):
     """A snippet file that cannot be understood; the message names the file and the fix."""
 
 

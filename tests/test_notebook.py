@@ -11,6 +11,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from recorder.notebook import without_remote_loaders
+from recorder.pages import PageError
 from recorder.published import check
 from recorder.runner import QUIET_LIBRARIES
 from support import ROOT, build, offline_env
@@ -137,3 +139,13 @@ def test_a_hand_edited_or_stale_notebook_fails_the_build_until_recorded(built_si
     assert "wrote docs/notebooks/token-embeddings.ipynb" in recorded.stdout
     assert copy.read_bytes() == NOTEBOOK.read_bytes()
     assert build(project).returncode == 0
+
+
+def test_the_remote_loaders_are_cut_out_and_every_other_byte_is_kept() -> None:
+    page = ('<p title="a &amp; b">x &lt; y</p>\n<!-- Load mathjax -->\n<script src="https://cdn.test/mathjax.js"> </script>\n'
+            '<!-- MathJax configuration -->\n<script type="text/x-mathjax-config">init()</script>\n'
+            '<!-- End of mathjax configuration -->\n<script type="module">\n'
+            '  if ("</p>") document.querySelectorAll(".jp-Mermaid > pre");\n</script>\n<style>.jp-Mermaid {}</style>\n')
+    assert without_remote_loaders(page) == '<p title="a &amp; b">x &lt; y</p>\n\n\n<style>.jp-Mermaid {}</style>\n'
+    with pytest.raises(PageError, match="found 1 of the 2 script loaders"):
+        without_remote_loaders(page.replace(".jp-Mermaid >", "pre"))

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from recorder.errors import RecorderError
 from tools.local_site import served
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +44,7 @@ VALUE_KEYS = ("duration", "total", "wastedMs", "wastedBytes", "totalBytes", "val
 Report = dict[str, Any]
 
 
-class LighthouseFailed(Exception):
+class LighthouseFailed(RecorderError):
     """Lighthouse could not audit a page; the message says why and what to do."""
 
 

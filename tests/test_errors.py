@@ -1,0 +1,21 @@
+"""One base for the errors the project raises for the user: what its command lines catch."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+
+from recorder.errors import RecorderError
+from support import ROOT
+
+
+def test_every_exception_the_project_defines_derives_from_recorder_error() -> None:
+    found = []
+    for package in ("recorder", "bench", "hooks", "tools"):
+        for path in sorted((ROOT / package).glob("*.py")):
+            classes = [node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
+                       if isinstance(node, ast.ClassDef)]
+            module = importlib.import_module(f"{package}.{path.stem}")
+            found += [getattr(module, name) for name in classes if issubclass(getattr(module, name), Exception)]
+    assert len(found) > 10, "the project's exceptions were not found"
+    assert [error for error in found if not issubclass(error, RecorderError)] == []
