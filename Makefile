@@ -43,8 +43,14 @@ record: $(STAMP) ## Re-run stale snippets and record their outputs (FORCE=1, PUB
 $(RECORDED): $(STAMP) $(RECORD_INPUTS)
 	@$(MAKE) --no-print-directory record
 
-site: $(RECORDED) ## Record what is stale, then build the site strictly into site/
-	$(BIN)/python -m mkdocs build --strict
+# When the record step must run, `recorder site` has MkDocs get ready on the other core meanwhile.
+site: $(STAMP) ## Record what is stale, then build the site strictly into site/
+	@if $(MAKE) --no-print-directory --question $(RECORDED); then \
+	  $(BIN)/python -m mkdocs build --strict; \
+	else \
+	  echo "$(BIN)/python -m recorder site $(RECORD_FLAGS)"; \
+	  $(BIN)/python -m recorder site $(RECORD_FLAGS) && touch $(RECORDED); \
+	fi
 
 # Recording may fail (no model here): the preview then marks the stale outputs instead.
 serve: $(STAMP) ## Live preview on http://127.0.0.1:8000, reloading on page and snippet edits
