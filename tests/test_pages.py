@@ -11,8 +11,10 @@ import pytest
 from markdown import Markdown
 
 from recorder import store
+from recorder.directives import parse
 from recorder.inline_svg import SVG_NAMESPACE
-from recorder.pages import PageError, PageState, Recorded, expand, highlighted_lines, provenance
+from recorder.page_markdown import prepare
+from recorder.pages import PageError, Recorded, highlighted_lines, provenance
 from recorder.pinned import MODEL_ID, WEIGHTS_SHA256, short
 from recorder.repository import Repository
 from support import ROOT
@@ -86,7 +88,7 @@ def recorded() -> Recorded:
 ])
 def test_a_malformed_directive_names_the_page_and_the_fix(recorded: Recorded, directive: str, message: str) -> None:
     with pytest.raises(PageError) as error:
-        expand(f"Text.\n\n{directive}\n", "page.md", recorded, PageState(), page_url="page/")
+        prepare(parse(f"Text.\n\n{directive}\n", "page.md"), recorded, page_url="page/")
     assert message in str(error.value)
 
 

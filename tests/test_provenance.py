@@ -10,9 +10,12 @@ from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup, Tag
+from markdown import Markdown
 
 from recorder import store
-from recorder.pages import PageState, Recorded, expand, origin_line, provenance, render_output
+from recorder.directives import parse
+from recorder.page_markdown import PageDirectives, prepare
+from recorder.pages import Recorded, origin_line, provenance, render_output
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256
 from recorder.provenance import LABELS, record_details
 from support import ROOT
@@ -105,10 +108,16 @@ def test_every_value_of_the_record_is_escaped() -> None:
 
 def test_the_provenance_directive_lists_every_output_in_one_table() -> None:
     recorded = Recorded(ROOT, MANIFEST, {}, {})
-    state = PageState()
-    markdown = expand("Text.\n\n{{ provenance }}\n", "provenance.md", recorded, state, page_url="provenance/")
-    assert "{{" not in markdown and len(state.pending) == 1
-    table = BeautifulSoup(next(iter(state.pending.values())), "html.parser").select_one("table")
+    markdown = "Text.\n\n{{ provenance }}\n"
+    prepared = prepare(parse(markdown, "provenance.md"), recorded, page_url="provenance/")
+    extension = PageDirectives()
+    extension.convert_next(prepared)
+    page = Markdown(extensions=[extension]).convert(markdown)
+    prepared.check()
+    assert "{{" not in page and len(prepared.outputs) == 1
+    tables = BeautifulSoup(page, "html.parser").select("table")
+    assert len(tables) == 1
+    table = tables[0]
     assert table is not None and not table.get("class"), "Material wraps only tables without a class"
     assert [cell.get_text() for cell in table.select("thead th")] == ["Snippet", *LABELS]
     rows = table.select("tbody tr")
