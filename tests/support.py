@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,6 +65,14 @@ def build(project: Path) -> Built:
     finally:
         logger.removeHandler(handler)
     return Built(0, printed.getvalue())
+
+
+def with_values(text: str) -> str:
+    """`text` of a page with each `{{ value NAME }}` replaced by the value the build reads for it."""
+    from recorder import notebook
+
+    _, recorded = notebook.load(ROOT)
+    return re.sub(r"\{\{ value ([a-z][a-z0-9_]*) \}\}", lambda match: recorded.value(match.group(1)), text)
 
 
 def edit(path: Path, old: str, new: str) -> str:

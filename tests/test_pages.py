@@ -17,7 +17,7 @@ from recorder.page_markdown import prepare
 from recorder.pages import PageError, Recorded, highlighted_lines, provenance
 from recorder.pinned import MODEL_ID, WEIGHTS_SHA256, short
 from recorder.repository import Repository
-from support import ROOT
+from support import ROOT, with_values
 
 DEMO = """\
 import os
@@ -85,6 +85,9 @@ def recorded() -> Recorded:
     ("{{ example row_lookup.py:lookup highlight=Select }}", "optionally followed by highlight=SUBSECTION"),
     ("{{ chart lookup.svg }}", "Use code, example, figure, provenance, compatibility or value"),
     ("{{ provenance row_lookup.py }}", "takes nothing: write `{{ provenance }}`"),
+    ('{{ figure lookup_figure.py "Rows {{ value nowhere }}." }}', "unknown value `nowhere`"),
+    ('{{ figure lookup_figure.py "Rows {{ value Rows }}." }}', "`{{ value Rows }}` needs a value name"),
+    ('{{ figure lookup_figure.py "Rows {{ code toy_table.py }}." }}', "`{{ code ... }}` must stand alone"),
 ])
 def test_a_malformed_directive_names_the_page_and_the_fix(recorded: Recorded, directive: str, message: str) -> None:
     with pytest.raises(PageError) as error:
@@ -164,7 +167,7 @@ def check_figures(page: str, site: Path) -> None:
         by_id = {child.get("id"): child for child in svg.iter()}
         title_id, alt_id = svg.get("aria-labelledby").split()
         assert by_id[title_id].tag == f"{{{SVG_NAMESPACE}}}title" and by_id[title_id].text
-        assert by_id[alt_id].text == html.unescape(alt)
+        assert by_id[alt_id].text == with_values(html.unescape(alt))
         caption = element.find("figcaption")
         assert caption is not None and caption.get("class") == "provenance"
         link = caption.find("a")
