@@ -8,6 +8,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 COVERAGE_CONFIG = ROOT / "pyproject.toml"
@@ -73,6 +74,22 @@ def with_values(text: str) -> str:
 
     _, recorded = notebook.load(ROOT)
     return re.sub(r"\{\{ value ([a-z][a-z0-9_]*) \}\}", lambda match: recorded.value(match.group(1)), text)
+
+
+def converted(markdown: str, recorded: Any, *extensions: str) -> str:
+    """`markdown` as the build converts a page with its directives, with Python-Markdown's `extensions`;
+    raises the build's PageError where a directive cannot render."""
+    from markdown import Markdown
+
+    from recorder.directives import parse
+    from recorder.page_markdown import PageDirectives, prepare
+
+    prepared = prepare(parse(markdown, "page.md"), recorded, page_url="page/")
+    directives = PageDirectives()
+    directives.convert_next(prepared)
+    page = Markdown(extensions=[*extensions, directives]).convert(markdown)
+    prepared.check()
+    return page
 
 
 def edit(path: Path, old: str, new: str) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from bs4 import BeautifulSoup
 from markdown import Markdown
 
 from recorder import store
@@ -17,7 +18,7 @@ from recorder.page_markdown import prepare
 from recorder.pages import PageError, Recorded, highlighted_lines, provenance
 from recorder.pinned import MODEL_ID, WEIGHTS_SHA256, short
 from recorder.repository import Repository
-from support import ROOT, with_values
+from support import ROOT, converted, with_values
 
 DEMO = """\
 import os
@@ -92,6 +93,30 @@ def recorded() -> Recorded:
 def test_a_malformed_directive_names_the_page_and_the_fix(recorded: Recorded, directive: str, message: str) -> None:
     with pytest.raises(PageError) as error:
         prepare(parse(f"Text.\n\n{directive}\n", "page.md"), recorded, page_url="page/")
+    assert message in str(error.value)
+
+
+def test_code_shows_directives_as_written(recorded: Recorded) -> None:
+    shown = ["{{ example row_lookup.py:lookup }}", "{{ chart lookup.svg }}", "{{ value nowhere }}"]
+    page = (f"```markdown\n{shown[0]}\n```\n\n!!! note\n    ~~~\n    {shown[1]}\n    ~~~\n\n"
+            f"Write `{shown[2]}` or ``{shown[1]}``.\n")
+    assert parse(page, "page.md") == []
+    codes = [code.get_text() for code in BeautifulSoup(converted(page, recorded, "admonition", "pymdownx.superfences"),
+                                                        "html.parser").find_all("code")]
+    assert codes == [f"{shown[0]}\n", f"{shown[1]}\n", shown[2], shown[1]]
+
+
+@pytest.mark.parametrize(("markdown", "message"), [
+    ("<div>\n{{ provenance }}\n</div>\n", "the output of `{{ provenance }}` was lost while rendering Markdown"),
+    ("Text.\n{{ provenance }}\n", "keep example directives outside of HTML blocks"),
+    ("<div>\n{{ value vocab_size }}\n</div>\n", "`{{ value vocab_size }}` stands 1 time(s) outside code, but"),
+    ("[Rows](https://example.com/{{ value vocab_size }})\n", "Keep values out of HTML blocks, HTML tags and link"),
+])
+def test_a_directive_markdown_cannot_render_is_an_error(markdown: str, message: str) -> None:
+    recorded = Recorded(ROOT, store.read_manifest(ROOT),
+                        {"vocab_size": {"output": "parameter_count", "pattern": "^([\\d,]+) ×"}}, {})
+    with pytest.raises(PageError) as error:
+        converted(markdown, recorded)
     assert message in str(error.value)
 
 

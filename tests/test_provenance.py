@@ -10,15 +10,12 @@ from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup, Tag
-from markdown import Markdown
 
 from recorder import store
-from recorder.directives import parse
-from recorder.page_markdown import PageDirectives, prepare
 from recorder.pages import Recorded, origin_line, provenance, render_output
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256
 from recorder.provenance import LABELS, record_details
-from support import ROOT
+from support import ROOT, converted
 
 MANIFEST = store.read_manifest(ROOT)
 # An output the build executed on GPT-2, as `make record` writes it where the model loads.
@@ -107,16 +104,9 @@ def test_every_value_of_the_record_is_escaped() -> None:
 
 
 def test_the_provenance_directive_lists_every_output_in_one_table() -> None:
-    recorded = Recorded(ROOT, MANIFEST, {}, {})
-    markdown = "Text.\n\n{{ provenance }}\n"
-    prepared = prepare(parse(markdown, "provenance.md"), recorded, page_url="provenance/")
-    extension = PageDirectives()
-    extension.convert_next(prepared)
-    page = Markdown(extensions=[extension]).convert(markdown)
-    prepared.check()
-    assert "{{" not in page and len(prepared.outputs) == 1
+    page = converted("Text.\n\n{{ provenance }}\n", Recorded(ROOT, MANIFEST, {}, {}))
     tables = BeautifulSoup(page, "html.parser").select("table")
-    assert len(tables) == 1
+    assert "{{" not in page and len(tables) == 1
     table = tables[0]
     assert table is not None and not table.get("class"), "Material wraps only tables without a class"
     assert [cell.get_text() for cell in table.select("thead th")] == ["Snippet", *LABELS]
