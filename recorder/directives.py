@@ -125,12 +125,12 @@ def _fenced(lines: list[str]) -> set[int]:
     fenced: set[int] = set()
     number = 0
     while number < len(lines):
-        opening = _FENCE.match(lines[number])
-        closing = opening and next((end for end in range(number + 1, len(lines))
-                                    if lines[end].strip(" \t") == opening.group(1)), None)
-        if closing:
-            fenced.update(range(number, closing + 1))
-            number = closing
+        if opening := _FENCE.match(lines[number]):
+            closing = next((end for end in range(number + 1, len(lines))
+                            if lines[end].strip(" \t") == opening.group(1)), None)
+            if closing is not None:
+                fenced.update(range(number, closing + 1))
+                number = closing
         number += 1
     return fenced
 

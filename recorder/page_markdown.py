@@ -47,7 +47,8 @@ from recorder.provenance import record_table
 _FENCES_PRIORITY = 33
 _OUTPUTS_PRIORITY = 25
 # After code spans (190), links (160) and raw inline HTML (90), so a value in a link's address or in
-# an HTML tag is left as written, which `check` reports; before emphasis (60), which `_` would start.
+# an HTML tag is left as written, which `check` reports; before emphasis (60), which could pair the
+# underscores of two values' names.
 _VALUES_PRIORITY = 75
 
 
@@ -154,6 +155,8 @@ class PageDirectives(Extension):
 
 
 class _Fences(Preprocessor):
+    """Each code and example directive's line becomes its fenced block, which pymdownx.snippets fills in."""
+
     def __init__(self, md: Markdown, page: PreparedPage) -> None:
         super().__init__(md)
         self.page = page
@@ -168,6 +171,11 @@ class _Fences(Preprocessor):
 
 
 class _Outputs(Treeprocessor):
+    """Each paragraph that is an output's directive becomes the placeholder of its stashed HTML.
+
+    A directive in a raw HTML block, or sharing its paragraph, is found by no paragraph, which `check` reports.
+    """
+
     def __init__(self, md: Markdown, page: PreparedPage) -> None:
         super().__init__(md)
         self.page = page
@@ -184,6 +192,8 @@ class _Outputs(Treeprocessor):
 
 
 class _Values(InlineProcessor):
+    """Each value the page quotes becomes the placeholder of its stashed text; code spans were taken before."""
+
     def __init__(self, md: Markdown, page: PreparedPage) -> None:
         super().__init__(r"\{\{[^{}\n]*\}\}", md)
         self.page = page

@@ -21,7 +21,7 @@ from pymdownx.snippets import SnippetPreprocessor
 
 from recorder.inline_svg import UnsafeFigure, accessible_svg
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, SNIPPETS_DIR, short
-from recorder.provenance import record_details, record_table, source_href
+from recorder.provenance import record_details, source_href
 from recorder.repository import Repository
 
 # The marker pattern pymdownx.snippets itself uses, so line numbers count what it includes.
