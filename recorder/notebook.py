@@ -29,6 +29,9 @@ from recorder.directives import Directive, Example, Snippet, parse
 from recorder.pages import PageError, Recorded, check_include, code_block
 from recorder.pinned import MODEL_ID, SNIPPETS_DIR, short
 
+# How a page's text becomes its directives: `parse`, or the build's copy, which parses each page once.
+Parser = Callable[[str, str], list[Directive]]
+
 # Pages in docs/ with a companion notebook, named like the page, in docs/notebooks/.
 PAGES = ("token-embeddings.md",)
 NOTEBOOKS_DIR = "notebooks"
@@ -41,8 +44,6 @@ _REMOTE_LOADERS = re.compile(
     r"|<script type=\"module\">(?:(?!</script>).)*?\.jp-Mermaid(?:(?!</script>).)*</script>",
     re.S,
 )
-# How a page's text becomes its directives: `parse`, or the build's copy, which parses each page once.
-Parser = Callable[[str, str], list[Directive]]
 _PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[^\s;#]+)", re.M)
 
 
