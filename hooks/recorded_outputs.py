@@ -31,13 +31,17 @@ from mkdocs.structure.pages import Page
 
 from recorder import notebook, repository, store, unused_css
 from recorder.compat_table import COMPAT_DIR
-from recorder.pages import PageError, PageState, Recorded, expand, replace_placeholders
+from recorder.directives import Directive, parse
+from recorder.page_markdown import PageDirectives, PreparedPage, prepare
+from recorder.pages import PageError, Recorded
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
 
 log = logging.getLogger("mkdocs.hooks.recorded_outputs")
 _previewing = False
 _recorded: Recorded | None = None
-_pages: dict[str, PageState] = {}
+_extension = PageDirectives()
+_parsed: dict[str, tuple[str, list[Directive]]] = {}  # page -> its text and its directives
+_pages: dict[str, PreparedPage] = {}  # pages converted, until their conversion is checked
 
 
 def _root(config: MkDocsConfig) -> Path:
@@ -57,6 +61,7 @@ def on_startup(command: str, dirty: bool) -> None:
 
 def on_config(config: MkDocsConfig) -> None:
     global _recorded
+    _parsed.clear()
     root = _root(config)
     values = config.extra.get("recorded_values", {})
     if not isinstance(values, dict) or not all(
@@ -66,7 +71,7 @@ def on_config(config: MkDocsConfig) -> None:
     try:
         problems = store.problems(root)
         recorded = Recorded(root, store.read_manifest(root), values, {}, _repository(config))
-        problems += notebook.problems(root, config, recorded)
+        problems += notebook.problems(root, config, recorded, _parse)
     except store.RecordError as error:
         raise PluginError(str(error)) from None
     if problems and not _previewing:
@@ -75,6 +80,17 @@ def on_config(config: MkDocsConfig) -> None:
     for problem in problems:
         log.info("stale output, shown with a warning: %s", problem.message)
     _recorded = replace(recorded, stale={p.snippet: p.message for p in problems})
+    # Added here rather than listed in mkdocs.yml: the extension renders only what
+    # on_page_markdown prepared for the page, so it means nothing without this hook.
+    config.markdown_extensions.append(_extension)
+
+
+def _parse(markdown: str, page: str) -> list[Directive]:
+    """The page's directives, parsed once a build: the notebook check and the page's rendering share them."""
+    parsed = _parsed.get(page)
+    if parsed is None or parsed[0] != markdown:
+        parsed = _parsed[page] = (markdown, parse(markdown, page))
+    return parsed[1]
 
 
 def _repository(config: MkDocsConfig) -> repository.Repository | None:
@@ -112,11 +128,13 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     if "{{" not in markdown or not page.file.src_uri.endswith(".md"):
         return markdown
     assert _recorded is not None, "on_config runs before any page"
-    state = _pages[page.file.src_uri] = PageState()
     try:
-        return expand(markdown, page.file.src_uri, _recorded, state, page.url)
+        prepared = prepare(_parse(markdown, page.file.src_uri), _recorded, page.url)
     except PageError as error:
         raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
+    _extension.convert_next(prepared)  # MkDocs converts the page next
+    _pages[page.file.src_uri] = prepared
+    return markdown
 
 
 def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig,
@@ -134,8 +152,8 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig,
     return context
 
 
-# Before the plugins that read the page (mkdocs-llmstxt converts it to Markdown): they must see
-# the recorded outputs, not the placeholders that stand for them until now.
+# Before the plugins that read the page (mkdocs-llmstxt converts it to Markdown): they must not
+# see a notebook's remote loaders, nor a page whose directives did not all render.
 @event_priority(50)
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     if page.file.src_uri.endswith(".ipynb"):
@@ -143,13 +161,14 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
             return notebook.without_remote_loaders(html)
         except PageError as error:
             raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
-    state = _pages.pop(page.file.src_uri, None)
-    if state is None:
+    prepared = _pages.pop(page.file.src_uri, None)
+    if prepared is None:
         return html
     try:
-        return replace_placeholders(html, state)
+        prepared.check()
     except PageError as error:
         raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
+    return html
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:

@@ -27,9 +27,13 @@ from nbformat import v4
 from packaging.utils import canonicalize_name
 
 from recorder import compat_envs, store
-from recorder.pages import Block, PageError, PageState, Recorded, code_block, expand
+from recorder.directives import Directive, Example, Snippet, parse
+from recorder.pages import PageError, Recorded, check_include, code_block
 from recorder.pinned import MODEL_ID, SNIPPETS_DIR, short
 from recorder.unused_css import _line_starts
+
+# How a page's text becomes its directives: `parse`, or the build's copy, which parses each page once.
+Parser = Callable[[str, str], list[Directive]]
 
 # Pages in docs/ with a companion notebook, named like the page, in docs/notebooks/.
 PAGES = ("token-embeddings.md",)
@@ -56,21 +60,23 @@ def load(root: Path) -> tuple[MkDocsConfig, Recorded]:
     return config, Recorded(root, store.read_manifest(root), config.extra.get("recorded_values", {}), {})
 
 
-def generate(config: MkDocsConfig, recorded: Recorded, page: str) -> bytes:
+def generate(config: MkDocsConfig, recorded: Recorded, page: str, parser: Parser = parse) -> bytes:
     """The notebook for `page`, as the bytes `make record` writes."""
     markdown = (Path(config.docs_dir) / page).read_text(encoding="utf-8")
-    state = PageState()
-    expand(markdown, page, recorded, state, page_url=page)
+    # Each code or example block, in page order: what the notebook shows.
+    blocks = [directive for directive in parser(markdown, page) if isinstance(directive, Snippet)]
+    for block in blocks:
+        check_include(recorded.root, block.file, block.section)
     section = _section_reader(config)
-    imports = _imports(recorded.root, state.blocks)
+    imports = _imports(recorded.root, blocks)
     cells = [
-        v4.new_markdown_cell(_introduction(markdown, recorded, state.blocks), id="about"),
+        v4.new_markdown_cell(_introduction(markdown, recorded, blocks), id="about"),
         v4.new_code_cell("%pip install " + " ".join(_pins(recorded.root, imports)), id="install"),
         v4.new_code_cell("\n".join(sorted(imports, key=_module_of)), id="imports"),
     ]
-    for number, block in enumerate(state.blocks, 1):
+    for number, block in enumerate(blocks, 1):
         outputs = []
-        if block.kind == "example":
+        if isinstance(block, Example):
             text = recorded.output(block.file.removesuffix(".py"))
             outputs = [v4.new_output("stream", name="stdout", text=text)]
         cell_id = f"{number:02d}-{block.file.removesuffix('.py')}-{block.section or 'all'}"[:64]
@@ -83,14 +89,14 @@ def generate(config: MkDocsConfig, recorded: Recorded, page: str) -> bytes:
     return (nbformat.writes(notebook) + "\n").encode()
 
 
-def problems(root: Path, config: MkDocsConfig, recorded: Recorded) -> list[store.Problem]:
+def problems(root: Path, config: MkDocsConfig, recorded: Recorded, parser: Parser = parse) -> list[store.Problem]:
     """Each companion notebook that is missing or differs from what `generate` returns now."""
     found = []
     for page in PAGES:
         path = notebook_path(config, page)
         shown = path.relative_to(root).as_posix()
         try:
-            expected = generate(config, recorded, page)
+            expected = generate(config, recorded, page, parser)
         except PageError:
             continue  # building the page reports it, naming the page and the fix
         except store.RecordError as error:
@@ -183,7 +189,7 @@ class _RemoteLoaders(HTMLParser):
             self._module = None
 
 
-def _section_reader(config: MkDocsConfig) -> Callable[[Block], str]:
+def _section_reader(config: MkDocsConfig) -> Callable[[Snippet], str]:
     """Reads a block's code exactly as the page's `--8<--` include does, with its settings."""
     settings = dict(config.mdx_configs.get("pymdownx.snippets", {}))
     bases = settings.get("base_path", ["."])
@@ -192,14 +198,14 @@ def _section_reader(config: MkDocsConfig) -> Callable[[Block], str]:
     reader = Markdown(extensions=["pymdownx.snippets"],
                       extension_configs={"pymdownx.snippets": settings}).preprocessors["snippet"]
 
-    def read(block: Block) -> str:
+    def read(block: Snippet) -> str:
         body = code_block(block.file, block.section, highlighted=[])[1:-1]  # the lines between the fences
         return "\n".join(reader.run(body)).strip("\n")
 
     return read
 
 
-def _imports(root: Path, blocks: list[Block]) -> dict[str, str]:
+def _imports(root: Path, blocks: list[Snippet]) -> dict[str, str]:
     """The import statements of the shown snippets, by text, minus imports of other snippets.
 
     Sections show the code without its imports; the notebook gathers them in one cell.
@@ -248,12 +254,12 @@ def _pins(root: Path, imports: dict[str, str]) -> list[str]:
     return sorted(wanted, key=str.lower)
 
 
-def _introduction(markdown: str, recorded: Recorded, blocks: list[Block]) -> str:
+def _introduction(markdown: str, recorded: Recorded, blocks: list[Snippet]) -> str:
     title_match = re.search(r"^# (.+)$", markdown, re.M)
     title = title_match.group(1).strip() if title_match else "this article"
     origins: dict[str, list[str]] = {}
     for block in blocks:
-        if block.kind == "example":
+        if isinstance(block, Example):
             files = origins.setdefault(_origin(recorded.manifest[block.file.removesuffix(".py")]), [])
             if f"`{SNIPPETS_DIR}/{block.file}`" not in files:
                 files.append(f"`{SNIPPETS_DIR}/{block.file}`")

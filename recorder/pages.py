@@ -1,55 +1,32 @@
-"""Expand the page directives into Markdown and HTML.
+"""What the page directives show: snippet includes, and recorded outputs as HTML.
 
-A page writes, each block directive alone on its line:
-
-    {{ code FILE:SECTION }}      a snippet section as a code block
-    {{ example FILE:SECTION }}   the same, followed by its recorded output and provenance
-    {{ figure FILE "ALT" }}      the SVG a snippet printed, inline, with its provenance
-    {{ provenance }}             every output's whole record, in one table
-    {{ value NAME }}             inline: a named value read from a recorded output
-    {{ compatibility }}          the version table of compat/results.json (see compat_page)
-
-`code` and `example` take `highlight=SUBSECTION` after the section to highlight
-the lines of a section nested in it, so prose can point at one line by name.
-
-Recorded outputs never pass through Markdown: the Markdown gets a placeholder
-paragraph and `render_output` puts escaped HTML in its place afterwards, so
-an output holding `<script>`, Markdown or `--8<--` stays literal text. A
-figure is inlined only after `inline_svg` allowed each of its elements.
+`Recorded` is what pages may read (the manifest, the output texts, named values).
+`check_include` and `highlighted_lines` read snippet sections the way
+pymdownx.snippets includes them; `render_output` and `render_figure` give an
+output or a figure its HTML, over its provenance line. That HTML never passes
+through Markdown (recorder/page_markdown.py stashes it), so an output holding
+`<script>`, Markdown or `--8<--` stays literal text. A figure is inlined only
+after `inline_svg` allowed each of its elements.
 """
 
 from __future__ import annotations
 
 import html
 import re
-import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pymdownx.snippets import SnippetPreprocessor
 
-from recorder import compat_page
-from recorder.compat_table import CompatError
 from recorder.errors import RecorderError
 from recorder.inline_svg import UnsafeFigure, accessible_svg
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, SNIPPETS_DIR, short
-from recorder.provenance import record_details, record_table, source_href
+from recorder.provenance import record_details, source_href
 from recorder.repository import Repository
 
-# Inline code and fenced blocks are skipped, so pages can show the syntax itself.
-_SKIPPED = r"(?ms:^[ \t]*(?P<fence>`{3,}|~{3,}).*?^[ \t]*(?P=fence)[ \t]*$)|(?P<ticks>`+)[^`\n].*?(?P=ticks)"
-_DIRECTIVE = re.compile(_SKIPPED + r"|(?P<indent>^[ \t]*)?\{\{(?P<body>.*?)\}\}(?P<rest>[ \t]*$)?", re.M)
-_FILE = r"(?P<file>[a-z][a-z0-9_]*\.py)"
-_SECTION_NAME = r"[a-z][-_0-9a-z]*"
-_ARGUMENT = re.compile(
-    _FILE + rf"(?::(?P<section>{_SECTION_NAME}))?(?:[ \t]+highlight=(?P<highlight>{_SECTION_NAME}))?$"
-)
-_FIGURE_ARGUMENT = re.compile(_FILE + r'[ \t]+"(?P<alt>[^"\n]+)"$')
 # The marker pattern pymdownx.snippets itself uses, so line numbers count what it includes.
 _SECTION_MARKER = SnippetPreprocessor.RE_SNIPPET_SECTION
-_VALUE_NAME = re.compile(r"[a-z][a-z0-9_]*$")
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()>#+\-.!])")  # what Python-Markdown unescapes
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # The versions a reader needs to reproduce an output, in the order the provenance line names them.
 _PROVENANCE_VERSIONS = {"transformers": "transformers", "torch": "torch", "python": "Python"}
@@ -57,28 +34,6 @@ _PROVENANCE_VERSIONS = {"transformers": "transformers", "torch": "torch", "pytho
 
 class PageError(RecorderError):
     """A directive the build cannot resolve; the message names the page and the fix."""
-
-
-@dataclass(frozen=True)
-class Block:
-    kind: str  # "code" or "example"
-    file: str  # e.g. "row_lookup.py"
-    section: str | None
-
-
-@dataclass
-class PageState:
-    """One page's expansion: outputs waiting to replace their placeholders, and its blocks."""
-
-    nonce: str = field(default_factory=lambda: secrets.token_hex(8))
-    pending: dict[str, str] = field(default_factory=dict)
-    # Each code or example block, in page order: what the companion notebook shows.
-    blocks: list[Block] = field(default_factory=list)
-
-    def placeholder(self, rendered_html: str) -> str:
-        token = f"recorded-output-{self.nonce}-{len(self.pending)}"
-        self.pending[token] = rendered_html
-        return token
 
 
 @dataclass(frozen=True)
@@ -112,58 +67,6 @@ class Recorded:
                 f"{OUTPUTS_DIR}/{spec['output']}.txt. Fix the pattern in mkdocs.yml to match that output."
             )
         return match.group(1)
-
-
-def expand(markdown: str, page: str, recorded: Recorded, state: PageState, page_url: str) -> str:
-    def replace(match: re.Match[str]) -> str:
-        body = match.group("body")
-        if body is None:
-            return match.group(0)
-        kind, _, argument = body.strip().partition(" ")
-        argument = argument.strip()
-        if kind == "value":
-            if not _VALUE_NAME.match(argument):
-                raise PageError(f"{page}: `{{{{ value {argument} }}}}` needs a value name.")
-            return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(recorded.value(argument), quote=False))
-        if kind not in ("code", "example", "figure", "provenance", "compatibility"):
-            raise PageError(f"{page}: unknown directive `{{{{{body}}}}}`. "
-                            "Use code, example, figure, provenance, compatibility or value.")
-        indent = match.group("indent")
-        if indent is None or match.group("rest") is None:
-            raise PageError(f"{page}: `{{{{ {kind} ... }}}}` must stand alone on its own line.")
-        if kind in ("provenance", "compatibility") and argument:
-            raise PageError(f"{page}: `{{{{ {kind} {argument} }}}}` takes nothing: write `{{{{ {kind} }}}}`.")
-        if kind == "provenance":
-            return indent + state.placeholder(record_table(recorded.manifest, page_url, recorded.repository))
-        if kind == "compatibility":
-            try:
-                return indent + state.placeholder(compat_page.render(recorded.root, page_url, recorded.repository))
-            except CompatError as error:
-                raise PageError(str(error)) from None
-        if kind == "figure":
-            figure = _FIGURE_ARGUMENT.match(argument)
-            if figure is None:
-                raise PageError(f'{page}: `{{{{ figure {argument} }}}}` needs FILE.py "alt text".')
-            check_include(recorded.root, figure.group("file"), None)
-            name = figure.group("file").removesuffix(".py")
-            return indent + state.placeholder(render_figure(recorded, name, figure.group("alt"), page_url))
-        parsed = _ARGUMENT.match(argument)
-        if parsed is None:
-            raise PageError(f"{page}: `{{{{ {kind} {argument} }}}}` needs FILE.py or FILE.py:SECTION, "
-                            "optionally followed by highlight=SUBSECTION.")
-        check_include(recorded.root, parsed.group("file"), parsed.group("section"))
-        state.blocks.append(Block(kind, parsed.group("file"), parsed.group("section")))
-        highlighted = []
-        if parsed.group("highlight"):
-            highlighted = highlighted_lines(recorded.root, parsed.group("file"), parsed.group("section"),
-                                            parsed.group("highlight"))
-        block = code_block(parsed.group("file"), parsed.group("section"), highlighted)
-        if kind == "example":
-            name = parsed.group("file").removesuffix(".py")
-            block += ["", state.placeholder(render_output(recorded, name, page_url))]
-        return "\n".join(indent + line if line else line for line in block)
-
-    return _DIRECTIVE.sub(replace, markdown)
 
 
 def check_include(root: Path, file: str, section: str | None) -> None:
@@ -288,12 +191,3 @@ def origin_line(entry: dict[str, Any]) -> str:
 def source_link(name: str, page_url: str, repository: Repository | None) -> str:
     path = f"{SNIPPETS_DIR}/{name}.py"
     return f'Source: <a href="{html.escape(source_href(name, page_url, repository))}">{path}</a>'
-
-
-def replace_placeholders(page_html: str, state: PageState) -> str:
-    for token, rendered in state.pending.items():
-        page_html, count = re.subn(rf"<p>{re.escape(token)}</p>", lambda _: rendered, page_html)
-        if count != 1:
-            raise PageError(f"the output placeholder {token} was lost while rendering Markdown; "
-                            "keep example directives outside of HTML blocks.")
-    return page_html

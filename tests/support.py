@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 import logging
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 COVERAGE_CONFIG = ROOT / "pyproject.toml"
@@ -64,6 +66,30 @@ def build(project: Path) -> Built:
     finally:
         logger.removeHandler(handler)
     return Built(0, printed.getvalue())
+
+
+def with_values(text: str) -> str:
+    """`text` of a page with each `{{ value NAME }}` replaced by the value the build reads for it."""
+    from recorder import notebook
+
+    _, recorded = notebook.load(ROOT)
+    return re.sub(r"\{\{ value ([a-z][a-z0-9_]*) \}\}", lambda match: recorded.value(match.group(1)), text)
+
+
+def converted(markdown: str, recorded: Any, *extensions: str) -> str:
+    """`markdown` as the build converts a page with its directives, with Python-Markdown's `extensions`;
+    raises the build's PageError where a directive cannot render."""
+    from markdown import Markdown
+
+    from recorder.directives import parse
+    from recorder.page_markdown import PageDirectives, prepare
+
+    prepared = prepare(parse(markdown, "page.md"), recorded, page_url="page/")
+    directives = PageDirectives()
+    directives.convert_next(prepared)
+    page = Markdown(extensions=[*extensions, directives]).convert(markdown)
+    prepared.check()
+    return page
 
 
 def edit(path: Path, old: str, new: str) -> str:

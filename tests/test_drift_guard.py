@@ -29,6 +29,10 @@ def test_each_drift_fails_with_its_own_message_and_passes_once_restored(built_si
             project / "docs" / "token-embeddings.md", "{{ value vocab_size }}", "{{ value vocabulary }}",
             ["docs/token-embeddings.md", "unknown value `vocabulary`", "extra.recorded_values"],
         ),
+        "an unknown value in a figure caption": (
+            project / "docs" / "token-embeddings.md", "{{ value we_token_id }}", "{{ value we_id }}",
+            ["docs/token-embeddings.md", "unknown value `we_id`", "extra.recorded_values"],
+        ),
         "an unknown directive": (
             project / "docs" / "index.md", "\n\n", "\n\n{{ chart lookup.svg }}\n\n",
             ["docs/index.md", "unknown directive", "Use code, example, figure, provenance, compatibility or value"],

@@ -11,7 +11,7 @@ from xml.etree import ElementTree
 import pytest
 
 from recorder.inline_svg import SVG_NAMESPACE, UnsafeFigure, accessible_svg, checked_svg
-from support import ROOT, build, edit, snapshot
+from support import ROOT, build, edit, snapshot, with_values
 
 FIGURES = ("lookup_figure", "shape_flow_figure")
 SVG = {"svg": SVG_NAMESPACE}
@@ -79,6 +79,17 @@ def test_shape_flow_figure_shows_the_shapes_and_ids_the_model_snippets_printed()
     ]
     prompt_ids = json.loads(recorded("prompt_token_ids").splitlines()[0])
     assert [texts(pick)[0] for pick in groups(root, "figure-pick")] == [str(token_id) for token_id in prompt_ids]
+
+
+def test_shape_flow_caption_quotes_the_ids_and_shapes_the_model_snippets_printed() -> None:
+    page = (ROOT / "docs" / "token-embeddings.md").read_text(encoding="utf-8")
+    alt = re.search(r'^\{\{ figure shape_flow_figure\.py "([^"]+)" \}\}$', page, re.M).group(1)
+    assert not re.search(r"\d", re.sub(r"\{\{ value \w+ \}\}", "", alt)), "a number typed into the caption"
+    caption = with_values(alt)
+    rows, width = re.match(r"([\d,]+) × (\d+) =", recorded("parameter_count")).groups()
+    quoted = [*json.loads(recorded("prompt_token_ids").splitlines()[0]), rows, width, recorded_shape("lookup_equals_layer")]
+    missing = [value for value in map(str, quoted) if value not in caption]
+    assert not missing, f"the caption does not quote {missing}: {caption}"
 
 
 @pytest.mark.parametrize("name", FIGURES)

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from recorder import store
-from support import ROOT
+from support import ROOT, with_values
 
 ARTICLE = (ROOT / "docs" / "token-embeddings.md").read_text(encoding="utf-8")
 EXAMPLES = re.findall(r"^\{\{ (code|example) (\w+\.py)(?::([-\w]+))?", ARTICLE, re.M)
@@ -89,7 +89,8 @@ def test_the_article_s_markdown_gives_each_figure_as_its_text_alternative(built_
     markdown = markdown_of(built_site, "token-embeddings.md")
     assert len(FIGURES) == 2
     for name, alt in FIGURES:
-        figure = next((line for line in markdown.splitlines() if line.startswith("**Figure:**") and alt in line),
+        shown = with_values(alt)
+        figure = next((line for line in markdown.splitlines() if line.startswith("**Figure:**") and shown in line),
                       None)
         assert figure is not None, f"{name}: no text alternative in the Markdown"
         assert f"Source: [snippets/{name}.py]" in markdown

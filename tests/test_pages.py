@@ -8,14 +8,17 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from bs4 import BeautifulSoup
 from markdown import Markdown
 
 from recorder import store
+from recorder.directives import parse
 from recorder.inline_svg import SVG_NAMESPACE
-from recorder.pages import PageError, PageState, Recorded, expand, highlighted_lines, provenance
+from recorder.page_markdown import prepare
+from recorder.pages import PageError, Recorded, highlighted_lines, provenance
 from recorder.pinned import MODEL_ID, WEIGHTS_SHA256, short
 from recorder.repository import Repository
-from support import ROOT
+from support import ROOT, converted, with_values
 
 DEMO = """\
 import os
@@ -83,10 +86,37 @@ def recorded() -> Recorded:
     ("{{ example row_lookup.py:lookup highlight=Select }}", "optionally followed by highlight=SUBSECTION"),
     ("{{ chart lookup.svg }}", "Use code, example, figure, provenance, compatibility or value"),
     ("{{ provenance row_lookup.py }}", "takes nothing: write `{{ provenance }}`"),
+    ('{{ figure lookup_figure.py "Rows {{ value nowhere }}." }}', "unknown value `nowhere`"),
+    ('{{ figure lookup_figure.py "Rows {{ value Rows }}." }}', "`{{ value Rows }}` needs a value name"),
+    ('{{ figure lookup_figure.py "Rows {{ code toy_table.py }}." }}', "`{{ code ... }}` must stand alone"),
 ])
 def test_a_malformed_directive_names_the_page_and_the_fix(recorded: Recorded, directive: str, message: str) -> None:
     with pytest.raises(PageError) as error:
-        expand(f"Text.\n\n{directive}\n", "page.md", recorded, PageState(), page_url="page/")
+        prepare(parse(f"Text.\n\n{directive}\n", "page.md"), recorded, page_url="page/")
+    assert message in str(error.value)
+
+
+def test_code_shows_directives_as_written(recorded: Recorded) -> None:
+    shown = ["{{ example row_lookup.py:lookup }}", "{{ chart lookup.svg }}", "{{ value nowhere }}"]
+    page = (f"```markdown\n{shown[0]}\n```\n\n!!! note\n    ~~~\n    {shown[1]}\n    ~~~\n\n"
+            f"Write `{shown[2]}` or ``{shown[1]}``.\n")
+    assert parse(page, "page.md") == []
+    codes = [code.get_text() for code in BeautifulSoup(converted(page, recorded, "admonition", "pymdownx.superfences"),
+                                                        "html.parser").find_all("code")]
+    assert codes == [f"{shown[0]}\n", f"{shown[1]}\n", shown[2], shown[1]]
+
+
+@pytest.mark.parametrize(("markdown", "message"), [
+    ("<div>\n{{ provenance }}\n</div>\n", "the output of `{{ provenance }}` was lost while rendering Markdown"),
+    ("Text.\n{{ provenance }}\n", "keep example directives outside of HTML blocks"),
+    ("<div>\n{{ value vocab_size }}\n</div>\n", "`{{ value vocab_size }}` stands 1 time(s) outside code, but"),
+    ("[Rows](https://example.com/{{ value vocab_size }})\n", "Keep values out of HTML blocks, HTML tags and link"),
+])
+def test_a_directive_markdown_cannot_render_is_an_error(markdown: str, message: str) -> None:
+    recorded = Recorded(ROOT, store.read_manifest(ROOT),
+                        {"vocab_size": {"output": "parameter_count", "pattern": "^([\\d,]+) ×"}}, {})
+    with pytest.raises(PageError) as error:
+        converted(markdown, recorded)
     assert message in str(error.value)
 
 
@@ -162,7 +192,7 @@ def check_figures(page: str, site: Path) -> None:
         by_id = {child.get("id"): child for child in svg.iter()}
         title_id, alt_id = svg.get("aria-labelledby").split()
         assert by_id[title_id].tag == f"{{{SVG_NAMESPACE}}}title" and by_id[title_id].text
-        assert by_id[alt_id].text == html.unescape(alt)
+        assert by_id[alt_id].text == with_values(html.unescape(alt))
         caption = element.find("figcaption")
         assert caption is not None and caption.get("class") == "provenance"
         link = caption.find("a")

@@ -12,10 +12,10 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 
 from recorder import store
-from recorder.pages import PageState, Recorded, expand, origin_line, provenance, render_output
+from recorder.pages import Recorded, origin_line, provenance, render_output
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256
 from recorder.provenance import LABELS, record_details
-from support import ROOT
+from support import ROOT, converted
 
 MANIFEST = store.read_manifest(ROOT)
 # An output the build executed on GPT-2, as `make record` writes it where the model loads.
@@ -104,12 +104,11 @@ def test_every_value_of_the_record_is_escaped() -> None:
 
 
 def test_the_provenance_directive_lists_every_output_in_one_table() -> None:
-    recorded = Recorded(ROOT, MANIFEST, {}, {})
-    state = PageState()
-    markdown = expand("Text.\n\n{{ provenance }}\n", "provenance.md", recorded, state, page_url="provenance/")
-    assert "{{" not in markdown and len(state.pending) == 1
-    table = BeautifulSoup(next(iter(state.pending.values())), "html.parser").select_one("table")
-    assert table is not None and table.get("class"), "Material's script moves a table without a class"
+    page = converted("Text.\n\n{{ provenance }}\n", Recorded(ROOT, MANIFEST, {}, {}))
+    tables = BeautifulSoup(page, "html.parser").select("table")
+    assert "{{" not in page and len(tables) == 1
+    table = tables[0]
+    assert table.get("class"), "Material's script moves a table without a class"
     assert [table.parent["class"], table.parent.parent["class"]] == [["md-typeset__table"], ["md-typeset__scrollwrap"]]
     assert [cell.get_text() for cell in table.select("thead th")] == ["Snippet", *LABELS]
     rows = table.select("tbody tr")

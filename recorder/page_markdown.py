@@ -1,0 +1,206 @@
+"""Render a page's parsed directives (recorder/directives.py) through Python-Markdown's extension points.
+
+`prepare` resolves every directive of a page first, so that each error is
+raised, naming its fix, before MkDocs converts the page. `PageDirectives` is
+the Python-Markdown extension that then puts them into that conversion:
+
+- a Preprocessor, before pymdownx.snippets (priority 32), replaces each code
+  and example directive with the fenced block a page would write by hand: its
+  `--8<--` include is filled in by pymdownx.snippets, with `hl_lines`;
+- a Treeprocessor, before inline processing, swaps each paragraph that is an
+  example, figure, provenance or compatibility directive for its HTML;
+- an InlineProcessor replaces each `{{ value NAME }}` with its escaped text.
+
+Both give their HTML to Markdown's htmlStash, which puts it back after
+rendering: it never passes through Markdown, so an output holding `<script>`,
+Markdown or `--8<--` stays literal text. Outputs are stashed from the paragraph
+tree rather than by the Preprocessor because Markdown strips its placeholders'
+delimiters from the source after that runs (NormalizeWhitespace, priority 30),
+and because only the tree shows that a directive stands in a paragraph of its
+own, not in a raw HTML block.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from xml.etree.ElementTree import Element
+
+from markdown import Markdown
+from markdown.extensions import Extension
+from markdown.inlinepatterns import InlineProcessor
+from markdown.preprocessors import Preprocessor
+from markdown.treeprocessors import Treeprocessor
+from markdown.util import ETX, STX
+
+from recorder import compat_page
+from recorder.compat_table import CompatError
+from recorder.directives import (Block, Compatibility, Directive, Example, Figure, Provenance, Snippet,
+                                 Value)
+from recorder.pages import (PageError, Recorded, check_include, code_block, highlighted_lines, render_figure,
+                            render_output)
+from recorder.provenance import record_table
+
+# Registry priorities: before pymdownx.snippets (32) fills in includes; before inline processing (20).
+_FENCES_PRIORITY = 33
+_OUTPUTS_PRIORITY = 25
+# After code spans (190), links (160) and raw inline HTML (90), so a value in a link's address or in
+# an HTML tag is left as written, which `check` reports; before emphasis (60), which could pair the
+# underscores of two values' names.
+_VALUES_PRIORITY = 75
+
+
+@dataclass
+class PreparedPage:
+    """A page's directives, each with what it becomes; the conversion records what it used."""
+
+    fences: list[tuple[Snippet, list[str]]] = field(default_factory=list)  # lines replacing the directive's
+    outputs: list[tuple[Block, str]] = field(default_factory=list)  # HTML for its own paragraph
+    values: dict[str, str] = field(default_factory=dict)  # directive as written -> escaped text
+    quoted: Counter[str] = field(default_factory=Counter)  # how often the page writes each value
+    placed: set[Snippet] = field(default_factory=set)  # fences the conversion put in
+    shown: set[Block] = field(default_factory=set)  # outputs it put in
+    replaced: Counter[str] = field(default_factory=Counter)
+
+    def check(self) -> None:
+        """Fail unless the conversion used exactly the directives the page was parsed into."""
+        for directive, _ in self.fences:
+            if directive not in self.placed:
+                raise PageError(f"line {directive.line + 1} no longer held `{directive.text}` when Markdown "
+                                "read the page: something changed the page between parsing and rendering.")
+        for directive, _ in self.outputs:
+            if directive not in self.shown:
+                raise PageError(f"the output of `{directive.text}` was lost while rendering Markdown; "
+                                "keep example directives outside of HTML blocks.")
+        for text, count in self.quoted.items():
+            if self.replaced[text] != count:
+                raise PageError(f"`{text}` stands {count} time(s) outside code, but rendering Markdown "
+                                f"replaced it {self.replaced[text]} time(s). Keep values out of HTML "
+                                "blocks, HTML tags and link addresses.")
+
+
+def prepare(directives: list[Directive], recorded: Recorded, page_url: str) -> PreparedPage:
+    """What each directive of a page becomes; raises PageError, naming the fix, on the first that cannot."""
+    prepared = PreparedPage()
+    for directive in directives:
+        if isinstance(directive, Value):
+            prepared.values[directive.text] = _text(recorded.value(directive.name))
+            prepared.quoted[directive.text] += 1
+        elif isinstance(directive, Snippet):
+            prepared.fences.append((directive, _fence(directive, recorded)))
+            if isinstance(directive, Example):
+                name = directive.file.removesuffix(".py")
+                prepared.outputs.append((directive, render_output(recorded, name, page_url)))
+        else:
+            prepared.outputs.append((directive, _block_html(directive, recorded, page_url)))
+    return prepared
+
+
+def _text(value: str) -> str:
+    """`value` as literal HTML text. STX and ETX delimit Markdown's placeholders: dropped, as
+    Markdown drops them from the page itself, so a value cannot name stashed HTML."""
+    return html.escape(value.replace(STX, "").replace(ETX, ""), quote=False)
+
+
+def _fence(directive: Snippet, recorded: Recorded) -> list[str]:
+    """The lines replacing a code or example directive: its fenced block, then the directive
+    again, for an example, as the paragraph its output takes."""
+    check_include(recorded.root, directive.file, directive.section)
+    highlighted = []
+    if directive.highlight:
+        highlighted = highlighted_lines(recorded.root, directive.file, directive.section, directive.highlight)
+    lines = [directive.indent + line for line in code_block(directive.file, directive.section, highlighted)]
+    if isinstance(directive, Example):
+        lines += ["", directive.indent + directive.text]
+    return lines
+
+
+def _block_html(directive: Figure | Provenance | Compatibility, recorded: Recorded, page_url: str) -> str:
+    if isinstance(directive, Provenance):
+        return record_table(recorded.manifest, page_url, recorded.repository)
+    if isinstance(directive, Compatibility):
+        try:
+            return compat_page.render(recorded.root, page_url, recorded.repository)
+        except CompatError as error:
+            raise PageError(str(error)) from None
+    check_include(recorded.root, directive.file, None)
+    alt = "".join(part if isinstance(part, str) else recorded.value(part.name) for part in directive.alt)
+    return render_figure(recorded, directive.file.removesuffix(".py"), alt, page_url)
+
+
+class PageDirectives(Extension):
+    """Renders the page `convert_next` was given, in the next Markdown conversion MkDocs starts.
+
+    MkDocs makes a Markdown instance per page, just after the hook's on_page_markdown for
+    that page, and a conversion cannot be told which page it converts: so the page is
+    handed over here, and taken by the first instance made after it.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._next: PreparedPage | None = None
+
+    def convert_next(self, page: PreparedPage) -> None:
+        self._next = page
+
+    def extendMarkdown(self, md: Markdown) -> None:
+        page, self._next = self._next, None
+        if page is None:
+            return  # a page without directives: nothing to render
+        md.preprocessors.register(_Fences(md, page), "recorded_fences", _FENCES_PRIORITY)
+        md.treeprocessors.register(_Outputs(md, page), "recorded_outputs", _OUTPUTS_PRIORITY)
+        md.inlinePatterns.register(_Values(md, page), "recorded_values", _VALUES_PRIORITY)
+
+
+class _Fences(Preprocessor):
+    """Each code and example directive's line becomes its fenced block, which pymdownx.snippets fills in."""
+
+    def __init__(self, md: Markdown, page: PreparedPage) -> None:
+        super().__init__(md)
+        self.page = page
+
+    def run(self, lines: list[str]) -> list[str]:
+        # From the last, so that the lines before each directive keep their numbers.
+        for directive, fence in reversed(self.page.fences):
+            if directive.line < len(lines) and lines[directive.line].strip(" \t") == directive.text:
+                lines[directive.line:directive.line + 1] = fence
+                self.page.placed.add(directive)
+        return lines
+
+
+class _Outputs(Treeprocessor):
+    """Each paragraph that is an output's directive becomes the placeholder of its stashed HTML.
+
+    A directive in a raw HTML block, or sharing its paragraph, is found by no paragraph, which `check` reports.
+    """
+
+    def __init__(self, md: Markdown, page: PreparedPage) -> None:
+        super().__init__(md)
+        self.page = page
+
+    def run(self, root: Element) -> None:
+        waiting = list(self.page.outputs)
+        for paragraph in root.iter("p"):
+            text = (paragraph.text or "").strip()
+            found = next((entry for entry in waiting if entry[0].text == text), None)
+            if found is not None:
+                waiting.remove(found)
+                paragraph.text = self.md.htmlStash.store(found[1])
+                self.page.shown.add(found[0])
+
+
+class _Values(InlineProcessor):
+    """Each value the page quotes becomes the placeholder of its stashed text; code spans were taken before."""
+
+    def __init__(self, md: Markdown, page: PreparedPage) -> None:
+        super().__init__(r"\{\{[^{}\n]*\}\}", md)
+        self.page = page
+
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[str | None, int | None, int | None]:
+        text = self.page.values.get(m.group(0))
+        if text is None:
+            return None, None, None  # not a value of this page: left as written
+        self.page.replaced[m.group(0)] += 1
+        return self.md.htmlStash.store(text), m.start(0), m.end(0)
