@@ -17,7 +17,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, ModuleType
@@ -26,6 +26,8 @@ from typing import Any
 from recorder.download import hub_failure
 from recorder.snippets import Snippet
 
+# Where progress lines go: print, or a test's list.
+Report = Callable[[str], None]
 # An output larger than this is a runaway loop, not something to put on a page.
 MAX_OUTPUT_BYTES = 64 * 1024
 
@@ -173,3 +175,13 @@ def _checked_output(data: bytes, source: str) -> bytes:
             f"{error.start}). Print text: decode bytes first, or print their repr()."
         ) from None
     return data
+
+
+def run_all(root: Path, targets: Iterable[Snippet], *, timeout: float, report: Report) -> list[Run]:
+    targets = list(targets)
+    runs = []
+    for number, snippet in enumerate(targets, 1):
+        run = run_one(snippet, root, timeout=timeout)
+        report(f"[{number}/{len(targets)}] {snippet.relative(root)}  {run.seconds:.2f} s")
+        runs.append(run)
+    return runs
