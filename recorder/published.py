@@ -23,13 +23,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from mkdocs.config import load_config
+
 from recorder import checkpoint, hub, store
 from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION, SNIPPETS_DIR
 from recorder.runner import Report, Run, forget_snippet_modules, quiet_libraries, run_all
 from recorder.snippets import Snippet, SnippetError, discover
 
-# What the article states its outputs were produced with.
-PUBLISHED_WITH = {"transformers": "5.17.0"}
 SEEDS = (1, 2)
 NUMBER = re.compile(r"[-+]?\d+(?:\.(\d+))?(?:[eE][-+]?\d+)?")
 # An output to attach and what its manifest entry says besides the common fields.
@@ -128,6 +128,7 @@ def _to_stderr(line: str) -> None:
 
 def attach(root: Path, targets: list[Snippet], *, timeout: float, report: Report) -> dict[str, Attached]:
     """The published output of each of `targets`, by name, once checked against the stand-ins."""
+    versions = reported_with(root)
     texts = {snippet.name: _published_text(root, snippet) for snippet in targets}
     names = [snippet.name for snippet in targets]
     with stand_in_checkpoints(report) as caches:
@@ -141,12 +142,25 @@ def attach(root: Path, targets: list[Snippet], *, timeout: float, report: Report
             "model": {"id": MODEL_ID, "revision": REVISION, "files": None},
             "published": {
                 "text": f"{PUBLISHED_DIR}/{snippet.name}.txt",
-                "reported_with": PUBLISHED_WITH,
+                "reported_with": versions,
                 "exact_lines": exact,
                 "weight_dependent_lines": by_form,
             },
         })
     return attached
+
+
+def reported_with(root: Path) -> dict[str, str]:
+    """What the article states its outputs were produced with: `extra.published_with` in mkdocs.yml."""
+    versions = load_config(config_file=str(root / "mkdocs.yml"), plugins=[]).extra.get("published_with")
+    if not (isinstance(versions, dict) and versions
+            and all(isinstance(key, str) and isinstance(value, str) for key, value in versions.items())):
+        found = "has no extra.published_with" if versions is None else f"has extra.published_with: {versions!r}"
+        raise store.RecordError(
+            f"mkdocs.yml {found}. It must say what the article's outputs were produced with: under `extra:`, "
+            'each package with its version, quoted, e.g. `published_with: {transformers: "5.17.0"}`.'
+        )
+    return dict(versions)
 
 
 def to_confirm(snippets: dict[str, Snippet], entries: dict[str, Any]) -> list[Snippet]:
