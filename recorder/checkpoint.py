@@ -12,6 +12,7 @@ from pathlib import Path
 
 from recorder.hub import snapshot_dir
 from recorder.pinned import REVISION
+from recorder.runner import in_child
 
 
 def tokenizer_files() -> tuple[Path, Path]:
@@ -40,3 +41,18 @@ def create(hub_cache: Path, *, seed: int, n_layer: int = 1) -> Path:
     (snapshot.parent.parent / "refs").mkdir(exist_ok=True)
     (snapshot.parent.parent / "refs" / "main").write_text(REVISION)
     return snapshot
+
+
+def create_apart(seeds: dict[Path, int], *, n_layer: int = 1) -> None:
+    """`create` a checkpoint in each Hugging Face cache of `seeds` with its seed, in a child process.
+
+    Whoever asks never imports torch: not the record step before its trial process,
+    a test worker, or the benchmark, whose every measured child would otherwise
+    start from a resident set that holds it.
+    """
+    in_child(_create_each, seeds, n_layer)
+
+
+def _create_each(seeds: dict[Path, int], n_layer: int) -> None:
+    for hub_cache, seed in seeds.items():
+        create(hub_cache, seed=seed, n_layer=n_layer)

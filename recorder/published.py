@@ -11,13 +11,11 @@ differently depends on the weights and must have the published line's form
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import re
 import sys
 import tempfile
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,7 +25,7 @@ from mkdocs.config import load_config
 
 from recorder import checkpoint, hub, store
 from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION, SNIPPETS_DIR
-from recorder.runner import Report, Run, forget_snippet_modules, quiet_libraries, run_all
+from recorder.runner import Report, Run, forget_snippet_modules, in_child, quiet_libraries, run_all
 from recorder.snippets import Snippet, SnippetError, discover
 
 SEEDS = (1, 2)
@@ -85,24 +83,21 @@ def trial_outputs(root: Path, names: list[str], hub_caches: list[Path], timeout:
     hub library, which reads HF_HUB_OFFLINE only when imported, or loaded the real model
     already. One child runs every checkpoint, paying the imports once.
     """
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as child:
-        try:
-            return child.submit(run_trials, root, names, hub_caches, timeout).result()
-        except BrokenProcessPool as error:
-            raise PublishedMismatch(f"the process running the snippets against the stand-ins died: {error}") from None
+    try:
+        return in_child(run_trials, root, names, hub_caches, timeout)
+    except BrokenProcessPool as error:
+        raise PublishedMismatch(f"the process running the snippets against the stand-ins died: {error}") from None
 
 
 @contextmanager
 def stand_in_checkpoints(report: Report) -> Iterator[list[Path]]:
     """Hugging Face caches holding a stand-in checkpoint each, one per seed; removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="gpt2-stand-in-") as folder:
-        caches = []
+        seeds = {Path(folder) / f"seed-{seed}": seed for seed in SEEDS}
         for seed in SEEDS:
-            cache = Path(folder) / f"seed-{seed}"
             report(f"creating a stand-in checkpoint (seed {seed}) to check against")
-            checkpoint.create(cache, seed=seed)
-            caches.append(cache)
-        yield caches
+        checkpoint.create_apart(seeds)
+        yield list(seeds)
 
 
 def run_trials(root: Path, names: list[str], hub_caches: list[Path], timeout: float) -> list[dict[str, str]]:
