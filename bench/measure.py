@@ -7,7 +7,6 @@ of the child and of every descendant it waited for (make's recipes, a kernel).
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import tempfile
 import time
@@ -16,9 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from recorder.errors import RecorderError
-
-# `python -X importtime` (or PYTHONPROFILEIMPORTTIME=1) writes one such line per module imported.
-_IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(?P<module>\S+)\s*$", re.M)
 
 
 class CommandFailed(RecorderError):
@@ -57,8 +53,3 @@ def run(argv: Sequence[str | Path], *, cwd: Path, env: dict[str, str]) -> Finish
         raise CommandFailed(f"`{' '.join(command)}` in {cwd} exited with status {child.returncode}:\n"
                             f"{stdout}{stderr}")
     return Finished(Sample(seconds, usage.ru_maxrss / 1024), stdout, stderr)
-
-
-def imported_modules(stderr: str) -> set[str]:
-    """Top-level names of the modules an importtime-profiled run imported."""
-    return {match.group("module").split(".")[0] for match in _IMPORT_LINE.finditer(stderr)}

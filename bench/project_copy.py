@@ -1,10 +1,20 @@
-"""The benchmark's throwaway copy of the project, the only place it records stand-in outputs."""
+"""The benchmark's throwaway copy of the project, and `make record FORCE=1` in it against the stand-in.
+
+The stand-in has GPT-2's architecture but random weights, so the record
+step's command line refuses it by sha256. Here the weights are hashed as
+usual but not compared with the pin, and only a folder `make` marked is
+accepted: nothing run from here can write the project's outputs/.
+
+    python -m bench.project_copy COPY
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
+import sys
+from functools import partial
 from pathlib import Path
 
 from recorder.errors import RecorderError
@@ -51,3 +61,24 @@ def require(root: Path) -> Path:
         raise NotACopy(f"{resolved} is not a copy made by the benchmark (it has no {MARKER}). "
                        "Run `make bench`, which makes its own temporary copy.")
     return resolved
+
+
+def main(argv: list[str]) -> int:
+    # Here, not above: `make bench` imports this module, and its children's peak memory
+    # starts from its resident set, which the record step's imports (MkDocs among them) would grow.
+    from recorder.__main__ import FAILURES
+    from recorder.record import record
+
+    if len(argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        record(require(Path(argv[0])), force=True, report=partial(print, flush=True), pinned_weights=False)
+    except (NotACopy, *FAILURES) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

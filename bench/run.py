@@ -1,4 +1,4 @@
-"""`make bench`: time the build against the physical limit, a naive run and mkdocs-jupyter.
+"""`make bench`: time the build against the physical limit and mkdocs-jupyter.
 
 Everything happens in a temporary folder: a full-size stand-in GPT-2 (12
 layers, random weights, GPT-2's tokenizer) in its own Hugging Face cache, a
@@ -7,13 +7,14 @@ the limit's script and the peer's site. The variants take turns, ROUNDS
 times, each round starting one variant later; the table shows medians.
 
 - limit: one plain `python` running the snippets' code inline, the model loaded once;
-- cold record: `make record FORCE=1`, in benchmark mode (`bench.stand_in_record`);
+- cold record: `make record FORCE=1`, in benchmark mode (`bench.project_copy`);
 - cold make site: the same, then what is left of `make site`: the build;
-- naive: `python snippets/NAME.py` for each snippet;
 - peer: the snippets as one jupytext page that mkdocs-jupyter executes, cache off;
 - no-op make site: `make site` with nothing changed, against a plain build of the
-  same pages without the hook (its directives then stay as text);
-- one change: `make site` after editing a snippet that imports nothing.
+  same pages without the hook (its directives then stay as text).
+
+Before timing, untimed: the limit prints what the record step records, and `make site`
+re-runs only what changed, importing torch only for a snippet that needs it.
 
     python -m bench.run
 
@@ -28,18 +29,16 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable
-from functools import reduce
 from pathlib import Path
 
 from bench import checks, measure, project_copy, report
 from bench.generated import PLAIN_CONFIG, limit_script, write_peer_site
 from bench.measure import Finished, Sample
+from recorder import checkpoint
 from recorder.runner import QUIET_LIBRARIES
 from recorder.snippets import discover
 
 ROUNDS = 3
-CREATE_STAND_IN = ("import sys; from pathlib import Path; from recorder import checkpoint; "
-                   "checkpoint.create(Path(sys.argv[1]), seed=1, n_layer=12)")
 PLAIN_CONFIG_FILE = "mkdocs-plain.yml"
 RECORDED = "outputs/.recorded"  # the Makefile's mark of a successful record step
 INSTALLED = Path(sys.prefix) / ".installed"  # the Makefile's mark of an installed venv
@@ -70,9 +69,7 @@ class Bench:
         self.env = {**inherited, **QUIET_LIBRARIES, "HF_HUB_OFFLINE": "1",
                     "HF_HUB_CACHE": str(self.cache), "NO_MKDOCS_2_WARNING": "1"}
         self.edits = 0
-        # In a child: torch in this process would count in every child's peak memory, since a
-        # child's ru_maxrss starts from its parent's resident set at the fork.
-        measure.run([sys.executable, "-c", CREATE_STAND_IN, self.cache], cwd=folder, env=self.env)
+        checkpoint.create_apart({self.cache: 1}, n_layer=12)
 
     def _run(self, *argv: str | Path, cwd: Path, profile_imports: bool = False) -> Finished:
         env = {**self.env, "PYTHONPROFILEIMPORTTIME": "1"} if profile_imports else self.env
@@ -82,7 +79,7 @@ class Bench:
         return self._run(sys.executable, self.limit_script, cwd=self.copy)
 
     def cold_record(self) -> Finished:
-        return self._run(sys.executable, "-m", "bench.stand_in_record", self.copy, cwd=project_copy.PROJECT)
+        return self._run(sys.executable, "-m", "bench.project_copy", self.copy, cwd=project_copy.PROJECT)
 
     def make_site(self, *, profile_imports: bool = False, just_recorded: bool = False) -> Finished:
         """`make site` in the copy; `just_recorded` leaves only the build to it, as after a forced record."""
@@ -97,10 +94,6 @@ class Bench:
     def peer(self) -> Finished:
         return self._run(sys.executable, "-m", "mkdocs", "build", "--strict", cwd=self.peer_site)
 
-    def naive(self) -> Sample:
-        return reduce(Sample.then, (self._run(sys.executable, snippet.relative(self.copy), cwd=self.copy).sample
-                                    for snippet in discover(self.copy).values()))
-
     def edit(self, source: str) -> None:
         """A change to the snippet's source that leaves what it prints as it was."""
         self.edits += 1
@@ -113,11 +106,15 @@ class Bench:
         checks.only_ran(finished, [], "no-op make site")
         return finished.sample
 
-    def one_change(self) -> Sample:
-        self.edit(TORCH_FREE)
-        finished = self.make_site()
-        checks.only_ran(finished, [TORCH_FREE], f"make site after editing {TORCH_FREE}")
-        return finished.sample
+    def site_after_edit(self, source: str | None, *, present: tuple[str, ...], absent: tuple[str, ...]) -> Finished:
+        """`make site` after editing `source` (None: nothing): only it re-runs, importing what it should."""
+        what = f"make site after editing {source}" if source else "no-op make site"
+        if source:
+            self.edit(source)
+        finished = self.make_site(profile_imports=True)
+        checks.only_ran(finished, [source] if source else [], what)
+        checks.imports(finished, what, present=present, absent=absent)
+        return finished
 
 
 def verify(bench: Bench) -> None:
@@ -130,21 +127,13 @@ def verify(bench: Bench) -> None:
     bench.make_site()
     print("checked: the limit's script prints exactly the outputs the record step recorded")
 
-    noop = bench.make_site(profile_imports=True)
-    checks.only_ran(noop, [], "no-op make site")
-    checks.imports(noop, "no-op make site", present=("recorder", "mkdocs"), absent=("torch",))
+    bench.site_after_edit(None, present=("recorder", "mkdocs"), absent=("torch",))
     print("checked: the no-op make site re-runs nothing and never imports torch")
 
-    bench.edit(TORCH_FREE)
-    changed = bench.make_site(profile_imports=True)
-    checks.only_ran(changed, [TORCH_FREE], f"make site after editing {TORCH_FREE}")
-    checks.imports(changed, f"make site after editing {TORCH_FREE}", present=("mkdocs",), absent=("torch",))
+    bench.site_after_edit(TORCH_FREE, present=("mkdocs",), absent=("torch",))
     print(f"checked: after editing {TORCH_FREE}, only it re-runs and torch is never imported")
 
-    bench.edit(MODEL_FREE)
-    changed = bench.make_site(profile_imports=True)
-    checks.only_ran(changed, [MODEL_FREE], f"make site after editing {MODEL_FREE}")
-    checks.imports(changed, f"make site after editing {MODEL_FREE}", present=("torch",), absent=("transformers",))
+    changed = bench.site_after_edit(MODEL_FREE, present=("torch",), absent=("transformers",))
     checks.expect("GPT-2" not in changed.stdout, f"make site after editing {MODEL_FREE} prepared the model.")
     print(f"checked: after editing {MODEL_FREE}, only it re-runs; torch is imported, the model is not loaded")
 
@@ -154,11 +143,9 @@ def measure_rounds(bench: Bench) -> dict[str, list[Sample]]:
         "limit": lambda: bench.limit().sample,
         "cold record": lambda: bench.cold_record().sample,
         "cold make site": lambda: bench.cold_record().sample.then(bench.make_site(just_recorded=True).sample),
-        "naive": bench.naive,
         "peer": lambda: bench.peer().sample,
         "no-op make site": bench.noop_site,
         "plain mkdocs build": lambda: bench.plain_build().sample,
-        "one change": bench.one_change,
     }
     names = list(variants)
     samples: dict[str, list[Sample]] = {name: [] for name in names}

@@ -1,9 +1,8 @@
-"""Command line of the record step: `python -m recorder [record|site|check|diff|pr-record|trial|compat] ...`."""
+"""Command line of the record step: `python -m recorder [record|site|check|diff|pr-record|compat] ...`."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from functools import partial
@@ -12,8 +11,7 @@ from pathlib import Path
 from recorder import check, compat_table, diff, pr_record, site
 from recorder.compat import make_compat
 from recorder.errors import RecorderError
-from recorder.published import attach, run_trials
-from recorder.record import DEFAULT_TIMEOUT, record
+from recorder.record import DEFAULT_TIMEOUT, attach, record
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -39,12 +37,6 @@ def parse(argv: list[str]) -> argparse.Namespace:
     catch_up = commands.add_parser("pr-record", help="record what is stale and report it; fails if anything was")
     catch_up.add_argument("--summary", type=Path, default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
                           help="also append the report to this file (default: $GITHUB_STEP_SUMMARY)")
-
-    trial = commands.add_parser("trial", help="print snippet outputs as JSON, one object per cache; records nothing")
-    trial.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
-    trial.add_argument("--hub-cache", type=Path, action="append", required=True,
-                       help="a Hugging Face cache holding a stand-in checkpoint (repeatable)")
-    trial.add_argument("names", nargs="+")
 
     compat = commands.add_parser("compat", help="run every snippet with several transformers releases; "
                                                 "writes compat/results.json")
@@ -79,12 +71,8 @@ def main(argv: list[str] | None = None) -> int:
             if not pr_record.run(root, partial(record, report=partial(print, flush=True)), args.summary):
                 print(pr_record.failure_line(), file=sys.stderr)
                 return 1
-        elif args.command == "compat":
-            make_compat(root, timeout=args.timeout, report=partial(print, flush=True))
         else:
-            outputs = run_trials(root, args.names, args.hub_cache, timeout=args.timeout,
-                                 report=lambda line: print(line, file=sys.stderr))
-            print(json.dumps(outputs))
+            make_compat(root, timeout=args.timeout, report=partial(print, flush=True))
     except RecorderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

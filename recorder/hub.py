@@ -86,10 +86,15 @@ def model_within_reach() -> bool:
     return _default_cache_has_weights() or hub_reachable()
 
 
+def snapshot_dir(hub_cache: Path) -> Path:
+    """Where `from_pretrained(MODEL_ID, revision=REVISION)` looks in the Hugging Face cache `hub_cache`."""
+    return hub_cache / f"models--{MODEL_ID.replace('/', '--')}" / "snapshots" / REVISION
+
+
 def _default_cache_has_weights() -> bool:
     home = Path(os.environ.get("HF_HOME") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "huggingface")
     cache = Path(os.environ.get("HF_HUB_CACHE") or home / "hub")
-    return (cache / f"models--{MODEL_ID}" / "snapshots" / REVISION / WEIGHTS_FILE).is_file()
+    return (snapshot_dir(cache) / WEIGHTS_FILE).is_file()
 
 
 def cached_weights() -> Path | None:

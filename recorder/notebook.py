@@ -50,14 +50,16 @@ def notebook_path(config: MkDocsConfig, page: str) -> Path:
     return Path(config.docs_dir) / NOTEBOOKS_DIR / Path(page).with_suffix(".ipynb").name
 
 
-def load(root: Path) -> tuple[MkDocsConfig, Recorded]:
+def load(root: Path, manifest: dict[str, dict[str, Any]] | None = None) -> tuple[MkDocsConfig, Recorded]:
     """The site's configuration and recorded outputs, as the build reads them.
 
     Without the plugins: no notebook depends on them, and loading them
     (mkdocs-jupyter above all) would cost every record run a second.
+    A record run passes the manifest's entries it has read already.
     """
     config = load_config(config_file=str(root / "mkdocs.yml"), plugins=[])
-    return config, Recorded(root, store.read_manifest(root), config.extra.get("recorded_values", {}), {})
+    manifest = store.read_manifest(root) if manifest is None else manifest
+    return config, Recorded(root, manifest, config.extra.get("recorded_values", {}), {})
 
 
 def generate(config: MkDocsConfig, recorded: Recorded, page: str, parser: Parser = parse) -> bytes:
@@ -113,9 +115,9 @@ def problems(root: Path, config: MkDocsConfig, recorded: Recorded, parser: Parse
     return found
 
 
-def update(root: Path, report: Callable[[str], None]) -> None:
+def update(root: Path, report: Callable[[str], None], manifest: dict[str, dict[str, Any]]) -> None:
     """Rewrite each companion notebook that differs from what `generate` returns now."""
-    config, recorded = load(root)
+    config, recorded = load(root, manifest)
     for page in PAGES:
         path = notebook_path(config, page)
         try:

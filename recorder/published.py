@@ -11,27 +11,28 @@ differently depends on the weights and must have the published line's form
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from recorder import checkpoint, hub
+from mkdocs.config import load_config
+
+from recorder import checkpoint, hub, store
 from recorder.errors import RecorderError
 from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION, SNIPPETS_DIR
-from recorder.record import Report, entry, recording, run_all, save, stale
-from recorder.runner import forget_snippet_modules, quiet_libraries
+from recorder.runner import Report, Run, forget_snippet_modules, in_child, quiet_libraries, run_all
 from recorder.snippets import Snippet, SnippetError, discover
 
-# What the article states its outputs were produced with.
-PUBLISHED_WITH = {"transformers": "5.17.0"}
 SEEDS = (1, 2)
 NUMBER = re.compile(r"[-+]?\d+(?:\.(\d+))?(?:[eE][-+]?\d+)?")
+# An output to attach and what its manifest entry says besides the common fields.
+Attached = tuple[bytes, dict[str, Any]]
 
 
 class PublishedMismatch(RecorderError):
@@ -79,35 +80,30 @@ def check(name: str, expected_text: str, trials: list[str], *, label: str) -> tu
 def trial_outputs(root: Path, names: list[str], hub_caches: list[Path], timeout: float) -> list[dict[str, str]]:
     """What the snippets print against the checkpoint in each of `hub_caches`, in that order.
 
-    In a child process, offline: this one may have loaded other libraries or the
-    real model already. One child runs every checkpoint, paying the imports once.
+    In a fresh child process (spawned, not forked), offline: this one may have imported the
+    hub library, which reads HF_HUB_OFFLINE only when imported, or loaded the real model
+    already. One child runs every checkpoint, paying the imports once.
     """
-    caches = [argument for cache in hub_caches for argument in ("--hub-cache", str(cache))]
-    result = subprocess.run(
-        [sys.executable, "-m", "recorder", "--root", str(root), "trial", "--timeout", str(timeout), *caches, *names],
-        env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, check=False,
-    )
-    if result.returncode != 0:
-        raise PublishedMismatch(result.stderr.strip())
-    return json.loads(result.stdout)
+    try:
+        return in_child(run_trials, root, names, hub_caches, timeout)
+    except BrokenProcessPool as error:
+        raise PublishedMismatch(f"the process running the snippets against the stand-ins died: {error}") from None
 
 
 @contextmanager
 def stand_in_checkpoints(report: Report) -> Iterator[list[Path]]:
     """Hugging Face caches holding a stand-in checkpoint each, one per seed; removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="gpt2-stand-in-") as folder:
-        caches = []
+        seeds = {Path(folder) / f"seed-{seed}": seed for seed in SEEDS}
         for seed in SEEDS:
-            cache = Path(folder) / f"seed-{seed}"
             report(f"creating a stand-in checkpoint (seed {seed}) to check against")
-            checkpoint.create(cache, seed=seed)
-            caches.append(cache)
-        yield caches
+        checkpoint.create_apart(seeds)
+        yield list(seeds)
 
 
-def run_trials(root: Path, names: list[str], hub_caches: list[Path], *, timeout: float,
-               report: Report) -> list[dict[str, str]]:
-    """In this process, offline: what the named snippets print against each checkpoint in turn."""
+def run_trials(root: Path, names: list[str], hub_caches: list[Path], timeout: float) -> list[dict[str, str]]:
+    """In the child of `trial_outputs`: what the named snippets print against each checkpoint in turn."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
     quiet_libraries()
     snippets = discover(root)
     unknown = [name for name in names if name not in snippets]
@@ -117,44 +113,87 @@ def run_trials(root: Path, names: list[str], hub_caches: list[Path], *, timeout:
     for cache in hub_caches:
         hub.use_cache(cache)
         forget_snippet_modules(root / SNIPPETS_DIR)
-        runs = run_all(root, (snippets[name] for name in names), timeout=timeout, report=report)
+        runs = run_all(root, (snippets[name] for name in names), timeout=timeout, report=_to_stderr)
         outputs.append({run.snippet.name: run.stdout.decode() for run in runs})
     return outputs
 
 
-def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
-    with recording(root, report) as snippets:
-        targets = [s for s in stale(root, snippets, force=force) if s.needs_model]
-        if not targets:
-            report("every model snippet's output is up to date; nothing to attach.")
-            return 0
-        texts = {snippet.name: _published_text(root, snippet) for snippet in targets}
-        names = [snippet.name for snippet in targets]
-        with stand_in_checkpoints(report) as caches:
-            trials = trial_outputs(root, names, caches, timeout)
-        fresh = {}
-        for snippet in targets:
-            exact, by_form = check(snippet.name, texts[snippet.name], [t[snippet.name] for t in trials],
-                                   label=f"{PUBLISHED_DIR}/{snippet.name}.txt")
-            report(f"{snippet.relative(root)}: {exact} line(s) equal, {by_form} weight-dependent line(s) of the same form")
-            output = texts[snippet.name].encode()
-            fresh[snippet.name] = (output, entry(
-                root, snippet, output, origin="published", seconds=0.0,
-                model={"id": MODEL_ID, "revision": REVISION, "files": None},
-                published={
-                    "text": f"{PUBLISHED_DIR}/{snippet.name}.txt",
-                    "reported_with": PUBLISHED_WITH,
-                    "exact_lines": exact,
-                    "weight_dependent_lines": by_form,
-                },
-            ))
-        save(root, snippets, fresh)
-        report(f"attached {len(fresh)} published output(s)")
-        return len(fresh)
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def attach(root: Path, targets: list[Snippet], *, timeout: float, report: Report) -> dict[str, Attached]:
+    """The published output of each of `targets`, by name, once checked against the stand-ins."""
+    versions = reported_with(root)
+    texts = {snippet.name: _published_text(root, snippet) for snippet in targets}
+    names = [snippet.name for snippet in targets]
+    with stand_in_checkpoints(report) as caches:
+        trials = trial_outputs(root, names, caches, timeout)
+    attached = {}
+    for snippet in targets:
+        exact, by_form = check(snippet.name, texts[snippet.name], [t[snippet.name] for t in trials],
+                               label=f"{PUBLISHED_DIR}/{snippet.name}.txt")
+        report(f"{snippet.relative(root)}: {exact} line(s) equal, {by_form} weight-dependent line(s) of the same form")
+        attached[snippet.name] = (texts[snippet.name].encode(), {
+            "model": {"id": MODEL_ID, "revision": REVISION, "files": None},
+            "published": {
+                "text": f"{PUBLISHED_DIR}/{snippet.name}.txt",
+                "reported_with": versions,
+                "exact_lines": exact,
+                "weight_dependent_lines": by_form,
+            },
+        })
+    return attached
+
+
+def reported_with(root: Path) -> dict[str, str]:
+    """What the article states its outputs were produced with: `extra.published_with` in mkdocs.yml."""
+    versions = load_config(config_file=str(root / "mkdocs.yml"), plugins=[]).extra.get("published_with")
+    if not (isinstance(versions, dict) and versions
+            and all(isinstance(key, str) and isinstance(value, str) for key, value in versions.items())):
+        found = "has no extra.published_with" if versions is None else f"has extra.published_with: {versions!r}"
+        raise store.RecordError(
+            f"mkdocs.yml {found}. It must say what the article's outputs were produced with: under `extra:`, "
+            'each package with its version, quoted, e.g. `published_with: {transformers: "5.17.0"}`.'
+        )
+    return dict(versions)
+
+
+def to_confirm(snippets: dict[str, Snippet], entries: dict[str, Any]) -> list[Snippet]:
+    """Outputs taken from the published run are re-executed whenever GPT-2 can be loaded."""
+    pending = [snippet for name, snippet in snippets.items()
+               if snippet.needs_model and entries.get(name, {}).get("origin") == "published"]
+    return pending if pending and hub.model_within_reach() else []
+
+
+def compare(root: Path, runs: list[Run], entries: dict[str, Any], report: Report) -> None:
+    """Say whether each run of a published output, now on the real model, prints what the article did."""
+    for run in runs:
+        if entries.get(run.snippet.name, {}).get("origin") != "published":
+            continue
+        old = store.output_path(root, run.snippet.name).read_bytes()
+        if old == run.stdout:
+            report(f"  confirmed: {run.snippet.relative(root)} prints exactly the published output")
+        else:
+            report(f"  DIFFERENT: {run.snippet.relative(root)} now prints, on the real model:\n"
+                   f"{run.stdout.decode()}  instead of the published:\n{old.decode()}")
+
+
+def offline_hint(root: Path, targets: list[Snippet]) -> str:
+    """What to do instead when GPT-2 is out of reach, for those of `targets` the article published."""
+    published = [s.name for s in targets if _text_path(root, s).exists()]
+    if not published:
+        return ""
+    return (f"\nOr, to attach the article's published outputs for {', '.join(published)} "
+            "after checking them against stand-in checkpoints: `make record PUBLISHED=1`.")
+
+
+def _text_path(root: Path, snippet: Snippet) -> Path:
+    return root / PUBLISHED_DIR / f"{snippet.name}.txt"
 
 
 def _published_text(root: Path, snippet: Snippet) -> str:
-    path = root / PUBLISHED_DIR / f"{snippet.name}.txt"
+    path = _text_path(root, snippet)
     if not path.exists():
         raise PublishedMismatch(
             f"{snippet.relative(root)} needs GPT-2's weights and {path.relative_to(root)} does not "

@@ -3,55 +3,52 @@
 from __future__ import annotations
 
 import platform
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from recorder import download, hub, notebook, store
-from recorder.pinned import MODEL_ID, OUTPUTS_DIR, PUBLISHED_DIR, REVISION, SNIPPETS_DIR
-from recorder.runner import Run, quiet_libraries, run_one
+from recorder import download, hub, notebook, published, store
+from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
+from recorder.runner import Report, quiet_libraries, run_all
 from recorder.snippets import Snippet, discover, key_for, sha256_bytes, source_hashes, versions_for
 
 DEFAULT_TIMEOUT = 300.0
-Report = Callable[[str], None]
-# Checks the snapshot the model was loaded from and returns its files' sha256 by name.
-VerifyWeights = Callable[[Path], dict[str, str]]
 
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+@dataclass
+class Recording:
+    """What one record run reads once, under the lock; `save` keeps `manifest` as written."""
+
+    snippets: dict[str, Snippet]
+    manifest: dict[str, dict[str, Any]]
+
+
 @contextmanager
-def recording(root: Path, report: Report) -> Iterator[dict[str, Snippet]]:
-    """Hold the record lock with any interrupted run finished, and yield the snippets.
+def recording(root: Path, report: Report) -> Iterator[Recording]:
+    """Hold the record lock with any interrupted run finished, and yield the snippets and manifest.
 
     The companion notebooks are brought up to date before the lock is let go,
     so they never lag behind the outputs; a failed run leaves them as they were.
     """
     with store.exclusive(root):
         store.recover(root)
-        yield discover(root)
-        notebook.update(root, report)
+        current = Recording(discover(root), store.read_manifest(root))
+        yield current
+        notebook.update(root, report, current.manifest)
 
 
-def stale(root: Path, snippets: dict[str, Snippet], *, force: bool) -> list[Snippet]:
+def stale(root: Path, current: Recording, *, force: bool) -> list[Snippet]:
     if force:
-        return list(snippets.values())
-    flagged = {problem.snippet for problem in store.problems(root, snippets)}
-    return [snippet for name, snippet in snippets.items() if name in flagged]
-
-
-def run_all(root: Path, targets: Iterable[Snippet], *, timeout: float, report: Report) -> list[Run]:
-    targets = list(targets)
-    runs = []
-    for number, snippet in enumerate(targets, 1):
-        run = run_one(snippet, root, timeout=timeout)
-        report(f"[{number}/{len(targets)}] {snippet.relative(root)}  {run.seconds:.2f} s")
-        runs.append(run)
-    return runs
+        return list(current.snippets.values())
+    flagged = {problem.snippet for problem in store.problems(root, current.snippets, current.manifest)}
+    return [snippet for name, snippet in current.snippets.items() if name in flagged]
 
 
 def entry(root: Path, snippet: Snippet, output: bytes, *, origin: str, seconds: float,
@@ -71,10 +68,10 @@ def entry(root: Path, snippet: Snippet, output: bytes, *, origin: str, seconds: 
     }
 
 
-def save(root: Path, snippets: dict[str, Snippet], fresh: dict[str, tuple[bytes, dict[str, Any]]]) -> None:
+def save(root: Path, current: Recording, fresh: dict[str, tuple[bytes, dict[str, Any]]]) -> None:
     """Write the new outputs and the manifest in one transaction; drop deleted snippets."""
-    entries = store.read_manifest(root)
-    removed = sorted(set(entries) - set(snippets))
+    entries = dict(current.manifest)
+    removed = sorted(set(entries) - set(current.snippets))
     for name in removed:
         del entries[name]
     files = {}
@@ -83,19 +80,21 @@ def save(root: Path, snippets: dict[str, Snippet], fresh: dict[str, tuple[bytes,
         entries[name] = new_entry
     files[store.MANIFEST_NAME] = store.manifest_bytes(entries)
     store.commit(root, files, remove=[f"{name}.txt" for name in removed])
+    current.manifest = entries
 
 
 def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
-           report: Report = print, verify_weights: VerifyWeights = hub.verify_snapshot) -> int:
+           report: Report = print, pinned_weights: bool = True) -> int:
     """Re-run stale snippets and record them; returns how many were recorded.
 
-    Only the benchmark passes another `verify_weights`, on a throwaway copy of
-    the project; the command line always verifies against the pinned sha256.
+    With `pinned_weights=False` the weights loaded are hashed but not compared
+    with the pinned sha256: only the benchmark does that, to record its stand-in
+    into a throwaway copy of the project; the command line always compares.
     """
-    with recording(root, report) as snippets:
-        previous = store.read_manifest(root)
-        targets = stale(root, snippets, force=force)
-        targets += [s for s in _published_to_confirm(snippets, previous) if s not in targets]
+    with recording(root, report) as current:
+        snippets, previous = current.snippets, current.manifest
+        targets = stale(root, current, force=force)
+        targets += [s for s in published.to_confirm(snippets, previous) if s not in targets]
         dropped = set(previous) - set(snippets)
         if not targets and not dropped:
             report(f"{OUTPUTS_DIR}/ is up to date ({len(snippets)} snippets).")
@@ -113,45 +112,38 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
         model = None
         if any(run.snippet.needs_model for run in runs):
             snapshot = hub.loaded_snapshot((root / SNIPPETS_DIR).resolve(), [run.namespace for run in runs])
-            model = {"id": MODEL_ID, "revision": REVISION, "files": verify_weights(snapshot)}
-        fresh = {}
-        for run in runs:
-            before = previous.get(run.snippet.name)
-            if before and before["origin"] == "published":
-                _compare_with_published(root, run, report)
-            fresh[run.snippet.name] = (run.stdout, entry(
-                root, run.snippet, run.stdout, origin="executed", seconds=run.seconds,
-                model=model if run.snippet.needs_model else None,
-            ))
-        save(root, snippets, fresh)
+            files = hub.verify_snapshot(snapshot) if pinned_weights else hub.snapshot_digests(snapshot)
+            model = {"id": MODEL_ID, "revision": REVISION, "files": files}
+        published.compare(root, runs, previous, report)
+        fresh = {run.snippet.name: (run.stdout, entry(
+            root, run.snippet, run.stdout, origin="executed", seconds=run.seconds,
+            model=model if run.snippet.needs_model else None,
+        )) for run in runs}
+        save(root, current, fresh)
         report(f"recorded {len(runs)} of {len(snippets)} snippets into {OUTPUTS_DIR}/")
         return len(runs)
 
 
-def _published_to_confirm(snippets: dict[str, Snippet], entries: dict[str, Any]) -> list[Snippet]:
-    """Outputs taken from the published run are re-executed whenever GPT-2 can be loaded."""
-    pending = [snippet for name, snippet in snippets.items()
-               if snippet.needs_model and entries.get(name, {}).get("origin") == "published"]
-    return pending if pending and hub.model_within_reach() else []
+def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
+    """`make record PUBLISHED=1`: record the article's outputs for the stale model snippets."""
+    with recording(root, report) as current:
+        targets = [s for s in stale(root, current, force=force) if s.needs_model]
+        if not targets:
+            report("every model snippet's output is up to date; nothing to attach.")
+            return 0
+        attached = published.attach(root, targets, timeout=timeout, report=report)
+        fresh = {name: (output, entry(root, current.snippets[name], output, origin="published", seconds=0.0,
+                                      **fields)) for name, (output, fields) in attached.items()}
+        save(root, current, fresh)
+        report(f"attached {len(fresh)} published output(s)")
+        return len(fresh)
 
 
 def _configure_hub(root: Path, targets: list[Snippet]) -> bool:
     try:
         return hub.configure()
     except hub.ModelUnavailable as error:
-        published = [s.name for s in targets if (root / PUBLISHED_DIR / f"{s.name}.txt").exists()]
-        if published:
-            raise hub.ModelUnavailable(
-                f"{error}\nOr, to attach the article's published outputs for {', '.join(published)} "
-                "after checking them against stand-in checkpoints: `make record PUBLISHED=1`."
-            ) from None
+        if hint := published.offline_hint(root, targets):
+            raise hub.ModelUnavailable(f"{error}{hint}") from None
         raise
 
-
-def _compare_with_published(root: Path, run: Run, report: Report) -> None:
-    old = store.output_path(root, run.snippet.name).read_bytes()
-    if old == run.stdout:
-        report(f"  confirmed: {run.snippet.relative(root)} prints exactly the published output")
-    else:
-        report(f"  DIFFERENT: {run.snippet.relative(root)} now prints, on the real model:\n"
-               f"{run.stdout.decode()}  instead of the published:\n{old.decode()}")

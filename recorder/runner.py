@@ -3,13 +3,15 @@
 One process runs them all so imports and the model load are paid once; a
 snippet imported by others (like `pinned_gpt2`) stays loaded between runs.
 Only stdout is recorded. Library noise goes to stderr, which is kept aside
-and shown only when a snippet fails.
+and shown only when a snippet fails. Work that must not share this process
+(stand-in checkpoints, runs against them) goes to a child with `in_child`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import multiprocessing
 import os
 import random
 import runpy
@@ -17,16 +19,20 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from recorder.download import hub_failure
 from recorder.errors import RecorderError
 from recorder.snippets import Snippet
 
+# Where progress lines go: print, or a test's list.
+Report = Callable[[str], None]
+Result = TypeVar("Result")
 # An output larger than this is a runaway loop, not something to put on a page.
 MAX_OUTPUT_BYTES = 64 * 1024
 
@@ -174,3 +180,23 @@ def _checked_output(data: bytes, source: str) -> bytes:
             f"{error.start}). Print text: decode bytes first, or print their repr()."
         ) from None
     return data
+
+
+def run_all(root: Path, targets: Iterable[Snippet], *, timeout: float, report: Report) -> list[Run]:
+    targets = list(targets)
+    runs = []
+    for number, snippet in enumerate(targets, 1):
+        run = run_one(snippet, root, timeout=timeout)
+        report(f"[{number}/{len(targets)}] {snippet.relative(root)}  {run.seconds:.2f} s")
+        runs.append(run)
+    return runs
+
+
+def in_child(function: Callable[..., Result], *args: Any) -> Result:
+    """`function(*args)` in a fresh interpreter (spawned, not forked): its result, or its error raised here.
+
+    For work whose imports (torch, the hub library) must not happen in, or be
+    inherited from, this process; a child that dies raises BrokenProcessPool.
+    """
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as child:
+        return child.submit(function, *args).result()

@@ -65,13 +65,17 @@ class Problem:
     message: str
 
 
-def problems(root: Path, snippets: dict[str, Snippet] | None = None) -> list[Problem]:
-    """Every way the recorded outputs disagree with the snippets, each with its fix."""
+def problems(root: Path, snippets: dict[str, Snippet] | None = None,
+             entries: dict[str, dict[str, Any]] | None = None) -> list[Problem]:
+    """Every way the recorded outputs disagree with the snippets, each with its fix.
+
+    A record run passes the snippets and manifest entries it has read already.
+    """
     snippets = discover(root) if snippets is None else snippets
     if pending_transaction(root):
         return [Problem("*", f"{OUTPUTS_DIR}/{TRANSACTION} holds an interrupted record run. "
                              "Run `make record` to finish it.")]
-    entries = read_manifest(root)
+    entries = read_manifest(root) if entries is None else entries
     found = []
     for name, snippet in snippets.items():
         source = snippet.relative(root)

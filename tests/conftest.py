@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+from recorder import checkpoint
 from recorder.published import trial_outputs
 from recorder.repository import VARIABLES as REPOSITORY_VARIABLES
 from recorder.snippets import discover
@@ -27,9 +28,6 @@ pytest_plugins = ["snippet_coverage"]
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 SEEDS = (1, 2)
-# In a child, so that no test worker pays for importing torch and transformers just for this.
-CREATE_STAND_INS = ("import sys; from pathlib import Path; from recorder import checkpoint\n"
-                    "for seed, folder in enumerate(sys.argv[1:], 1): checkpoint.create(Path(folder), seed=seed)")
 
 # Builds made in this process print MkDocs 2's notice otherwise, as the Makefile's commands would.
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
@@ -64,9 +62,8 @@ def made_once(shared: Path, name: str, make: Callable[[Path], None]) -> Path:
 
 
 def _create_stand_ins(folder: Path) -> None:
-    caches = [folder / f"seed-{seed}" for seed in SEEDS]
-    subprocess.run([sys.executable, "-c", CREATE_STAND_INS, *map(str, caches)], env=offline_env(),
-                   check=True, capture_output=True)
+    # In a child, so that no test worker pays for importing torch and transformers just for this.
+    checkpoint.create_apart({folder / f"seed-{seed}": seed for seed in SEEDS})
 
 
 @pytest.fixture(scope="session")

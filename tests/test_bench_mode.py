@@ -14,13 +14,13 @@ import pytest
 
 from bench import project_copy
 from recorder import hub
-from recorder.checkpoint import snapshot_dir
+from recorder.hub import snapshot_dir
 from recorder.snippets import sha256_bytes, sha256_file
 from support import ROOT, offline_env, snapshot
 
 
 def bench_record(run, folder: Path, hub_cache: Path) -> subprocess.CompletedProcess[str]:
-    return run("python", "-m", "bench.stand_in_record", str(folder), cwd=ROOT, env=offline_env(hub_cache))
+    return run("python", "-m", "bench.project_copy", str(folder), cwd=ROOT, env=offline_env(hub_cache))
 
 
 # That the command line refuses the stand-in is test_download.py's

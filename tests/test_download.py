@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from recorder import download
-from recorder.checkpoint import snapshot_dir
+from recorder.hub import snapshot_dir
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, short
 from recorder.runner import run_one
 from recorder.snippets import Snippet

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 import recorder.__main__ as command_line
-from recorder import hub, pr_record
-from recorder.record import entry, save
+from recorder import hub, pr_record, store
+from recorder.record import Recording, entry, save
 from recorder.snippets import discover
 from support import edit
 
@@ -34,10 +34,10 @@ class FakeRecord:
         self.calls.append(root)
         if self.error is not None:
             raise self.error
-        snippets = discover(root)
+        current = Recording(discover(root), store.read_manifest(root))
         output = (root / ROW_LOOKUP).read_text().replace(OLD_ROW, NEW_ROW).encode()
-        save(root, snippets, {"row_lookup": (output, entry(
-            root, snippets["row_lookup"], output, origin="executed", seconds=0.1, model=None))})
+        save(root, current, {"row_lookup": (output, entry(
+            root, current.snippets["row_lookup"], output, origin="executed", seconds=0.1, model=None))})
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ import pytest
 
 from recorder import published as published_module
 from recorder.__main__ import main
-from recorder.published import PublishedMismatch, check, form
-from support import ROOT, snapshot
+from recorder.published import PublishedMismatch, check, form, reported_with
+from recorder.store import RecordError
+from support import ROOT, edit, snapshot
 
 TRIALS = ["True\n[0.015366, -0.028914]\n", "True\n[0.512290, 0.020567]\n"]
 
@@ -40,6 +41,13 @@ def test_line_counts_must_agree() -> None:
 
 def test_matching_text_is_accepted_line_by_line() -> None:
     assert check("x", "True\n[0.052651, -0.010756]\n", TRIALS, label="published/x.txt") == (1, 1)
+
+
+def test_what_the_article_was_produced_with_is_read_from_mkdocs_yml(project: Path) -> None:
+    assert reported_with(project) == {"transformers": "5.17.0"}
+    edit(project / "mkdocs.yml", 'transformers: "5.17.0"', "transformers: 5.17")
+    with pytest.raises(RecordError, match=r"mkdocs.yml has extra.published_with: \{'transformers': 5.17\}.*quoted"):
+        reported_with(project)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from recorder.checkpoint import snapshot_dir
+from recorder.hub import snapshot_dir
 from recorder.snippets import sha256_file
 from support import offline_env
 
