@@ -12,7 +12,7 @@ NPM_STAMP := node_modules/.installed
 # outputs for model snippets (offline); TIMEOUT=<seconds> per snippet.
 RECORD_FLAGS := $(if $(FORCE),--force) $(if $(PUBLISHED),--published) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
-.PHONY: help record site serve check diff test bench audit compat clean
+.PHONY: help record site build record-then-build serve check diff test bench audit compat clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -43,14 +43,18 @@ record: $(STAMP) ## Re-run stale snippets and record their outputs (FORCE=1, PUB
 $(RECORDED): $(STAMP) $(RECORD_INPUTS)
 	@$(MAKE) --no-print-directory record
 
-# When the record step must run, `recorder site` has MkDocs get ready on the other core meanwhile.
+# The record step runs only when something it reads changed since it last succeeded; then
+# `recorder site` records and builds, MkDocs getting ready on the other core while the snippets run.
 site: $(STAMP) ## Record what is stale, then build the site strictly into site/
-	@if $(MAKE) --no-print-directory --question $(RECORDED); then \
-	  $(BIN)/python -m mkdocs build --strict; \
-	else \
-	  echo "$(BIN)/python -m recorder site $(RECORD_FLAGS)"; \
-	  $(BIN)/python -m recorder site $(RECORD_FLAGS) && touch $(RECORDED); \
-	fi
+	+@if $(MAKE) --no-print-directory --question $(RECORDED); then $(MAKE) --no-print-directory build; \
+	else $(MAKE) --no-print-directory record-then-build; fi
+
+build: $(STAMP)
+	$(BIN)/python -m mkdocs build --strict
+
+record-then-build: $(STAMP)
+	$(BIN)/python -m recorder site$(if $(strip $(RECORD_FLAGS)), $(strip $(RECORD_FLAGS)))
+	@touch $(RECORDED)
 
 # Recording may fail (no model here): the preview then marks the stale outputs instead.
 serve: $(STAMP) ## Live preview on http://127.0.0.1:8000, reloading on page and snippet edits

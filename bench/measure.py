@@ -26,10 +26,6 @@ class Sample:
     seconds: float
     peak_mib: float
 
-    def then(self, other: Sample) -> Sample:
-        """Two commands run one after the other: their times add, the peak is the larger."""
-        return Sample(self.seconds + other.seconds, max(self.peak_mib, other.peak_mib))
-
 
 @dataclass(frozen=True)
 class Finished:

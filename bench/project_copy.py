@@ -5,7 +5,7 @@ step's command line refuses it by sha256. Here the weights are hashed as
 usual but not compared with the pin, and only a folder `make` marked is
 accepted: nothing run from here can write the project's outputs/.
 
-    python -m bench.project_copy COPY
+    python -m bench.project_copy COPY [--build]   (--build: then build, as `make site` does)
 """
 
 from __future__ import annotations
@@ -66,19 +66,22 @@ def require(root: Path) -> Path:
 def main(argv: list[str]) -> int:
     # Here, not above: `make bench` imports this module, and its children's peak memory
     # starts from its resident set, which the record step's imports (MkDocs among them) would grow.
-    from recorder.__main__ import FAILURES
+    from recorder import site
     from recorder.record import record
 
-    if len(argv) != 1:
+    if len(argv) not in (1, 2) or argv[1:] not in ([], ["--build"]):
         print(__doc__, file=sys.stderr)
         return 2
     try:
-        record(require(Path(argv[0])), force=True, report=partial(print, flush=True), pinned_weights=False)
-    except (NotACopy, *FAILURES) as error:
+        root = require(Path(argv[0]))
+        step = partial(record, root, force=True, report=partial(print, flush=True), pinned_weights=False)
+        if argv[1:]:  # as `make site` builds once it has recorded
+            return site.record_then_build(root, step)
+        step()
+    except RecorderError as error:  # NotACopy among them
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -8,7 +8,7 @@ times, each round starting one variant later; the table shows medians.
 
 - limit: one plain `python` running the snippets' code inline, the model loaded once;
 - cold record: `make record FORCE=1`, in benchmark mode (`bench.project_copy`);
-- cold make site: the same, then what is left of `make site`: the build;
+- cold make site: the same as `make site` runs it, MkDocs getting ready meanwhile (`recorder.site`);
 - peer: the snippets as one jupytext page that mkdocs-jupyter executes, cache off;
 - no-op make site: `make site` with nothing changed, against a plain build of the
   same pages without the hook (its directives then stay as text).
@@ -40,13 +40,12 @@ from recorder.snippets import discover
 
 ROUNDS = 3
 PLAIN_CONFIG_FILE = "mkdocs-plain.yml"
-RECORDED = "outputs/.recorded"  # the Makefile's mark of a successful record step
 INSTALLED = Path(sys.prefix) / ".installed"  # the Makefile's mark of an installed venv
 TORCH_FREE = "snippets/parameter_count.py"  # imports nothing
 MODEL_FREE = "snippets/row_lookup.py"  # imports torch, loads no model
 RATIOS = [
     report.Ratio("cold record / limit", "cold record", "limit", "seconds", 1.10),
-    report.Ratio("cold make site / peer", "cold make site", "peer", "seconds", 0.80),
+    report.Ratio("cold make site / peer", "cold make site", "peer", "seconds", 0.85),
     report.Ratio("no-op make site / plain mkdocs build", "no-op make site", "plain mkdocs build", "seconds", 1.3),
     report.Ratio("peak memory: cold record / limit", "cold record", "limit", "peak_mib", 1.10),
 ]
@@ -78,13 +77,13 @@ class Bench:
     def limit(self) -> Finished:
         return self._run(sys.executable, self.limit_script, cwd=self.copy)
 
-    def cold_record(self) -> Finished:
-        return self._run(sys.executable, "-m", "bench.project_copy", self.copy, cwd=project_copy.PROJECT)
+    def cold_record(self, *, then_build: bool = False) -> Finished:
+        return self._run(sys.executable, "-m", "bench.project_copy", self.copy, *(["--build"] if then_build else []),
+                         cwd=project_copy.PROJECT)
 
-    def make_site(self, *, profile_imports: bool = False, just_recorded: bool = False) -> Finished:
-        """`make site` in the copy; `just_recorded` leaves only the build to it, as after a forced record."""
-        return self._run("make", "--no-print-directory", f"VENV={sys.prefix}",
-                         *([f"--assume-old={RECORDED}"] if just_recorded else []), "site",
+    def make_site(self, *, profile_imports: bool = False) -> Finished:
+        """`make site` in the copy."""
+        return self._run("make", "--no-print-directory", f"VENV={sys.prefix}", "site",
                          cwd=self.copy, profile_imports=profile_imports)
 
     def plain_build(self) -> Finished:
@@ -142,7 +141,7 @@ def measure_rounds(bench: Bench) -> dict[str, list[Sample]]:
     variants: dict[str, Callable[[], Sample]] = {
         "limit": lambda: bench.limit().sample,
         "cold record": lambda: bench.cold_record().sample,
-        "cold make site": lambda: bench.cold_record().sample.then(bench.make_site(just_recorded=True).sample),
+        "cold make site": lambda: bench.cold_record(then_build=True).sample,
         "peer": lambda: bench.peer().sample,
         "no-op make site": bench.noop_site,
         "plain mkdocs build": lambda: bench.plain_build().sample,

@@ -76,14 +76,15 @@ def make_site_dry_run(run, copy: Path, *flags: str) -> list[str]:
 
 def test_make_site_runs_the_record_step_only_when_something_it_reads_changed(run, tmp_path: Path) -> None:
     copy = project_copy.make(tmp_path / "copy")
-    record, build = f"{sys.prefix}/bin/python -m recorder record", f"{sys.prefix}/bin/python -m mkdocs build --strict"
-    assert make_site_dry_run(run, copy) == [record, build]
+    record_then_build = f"{sys.prefix}/bin/python -m recorder site"
+    build = f"{sys.prefix}/bin/python -m mkdocs build --strict"
+    assert make_site_dry_run(run, copy) == [record_then_build]
 
     recorded = copy / "outputs" / ".recorded"
     recorded.touch()
     assert make_site_dry_run(run, copy) == [build]
-    assert make_site_dry_run(run, copy, "FORCE=1") == [f"{record} --force", build]
+    assert make_site_dry_run(run, copy, "FORCE=1") == [f"{record_then_build} --force"]
 
     later = recorded.stat().st_mtime + 10
     os.utime(copy / "snippets" / "parameter_count.py", (later, later))
-    assert make_site_dry_run(run, copy) == [record, build]
+    assert make_site_dry_run(run, copy) == [record_then_build]
