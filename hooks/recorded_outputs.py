@@ -35,6 +35,7 @@ from recorder.directives import Directive, parse
 from recorder.page_markdown import PageDirectives, PreparedPage, prepare
 from recorder.pages import PageError, Recorded
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
+from recorder.project import Project
 
 log = logging.getLogger("mkdocs.hooks.recorded_outputs")
 _previewing = False
@@ -62,16 +63,12 @@ def on_startup(command: str, dirty: bool) -> None:
 def on_config(config: MkDocsConfig) -> None:
     global _recorded
     _parsed.clear()
-    root = _root(config)
-    values = config.extra.get("recorded_values", {})
-    if not isinstance(values, dict) or not all(
-        isinstance(spec, dict) and set(spec) == {"output", "pattern"} for spec in values.values()
-    ):
-        raise PluginError("mkdocs.yml: each extra.recorded_values entry needs exactly `output` and `pattern`.")
     try:
-        problems = store.problems(root)
-        recorded = Recorded(root, store.read_manifest(root), values, {}, _repository(config))
-        problems += notebook.problems(root, config, recorded, _parse)
+        project = Project.from_config(config)
+        problems = store.problems(project.root)
+        recorded = Recorded(project.root, store.read_manifest(project.root), project.recorded_values, {},
+                            _repository(config))
+        problems += notebook.problems(project, recorded, _parse)
     except store.RecordError as error:
         raise PluginError(str(error)) from None
     if problems and not _previewing:

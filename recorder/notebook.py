@@ -21,7 +21,6 @@ from typing import Any
 
 import nbformat
 from markdown import Markdown
-from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from nbformat import v4
 from packaging.utils import canonicalize_name
@@ -30,13 +29,12 @@ from recorder import compat_envs, store
 from recorder.directives import Directive, Example, Snippet, parse
 from recorder.pages import PageError, Recorded, check_include, code_block
 from recorder.pinned import MODEL_ID, SNIPPETS_DIR, short
+from recorder.project import Project
 from recorder.unused_css import _line_starts
 
 # How a page's text becomes its directives: `parse`, or the build's copy, which parses each page once.
 Parser = Callable[[str, str], list[Directive]]
 
-# Pages in docs/ with a companion notebook, named like the page, in docs/notebooks/.
-PAGES = ("token-embeddings.md",)
 NOTEBOOKS_DIR = "notebooks"
 REQUIREMENTS = "requirements.txt"
 # mkdocs-jupyter always writes a MathJax loader and a Mermaid loader that fetch from
@@ -46,30 +44,28 @@ MATHJAX_COMMENTS = ("Load mathjax", "End of mathjax configuration")  # around th
 MERMAID_CLASS = ".jp-Mermaid"  # what the Mermaid loader's <script type="module"> looks for
 
 
-def notebook_path(config: MkDocsConfig, page: str) -> Path:
-    return Path(config.docs_dir) / NOTEBOOKS_DIR / Path(page).with_suffix(".ipynb").name
+def notebook_path(project: Project, page: str) -> Path:
+    return project.docs_dir / NOTEBOOKS_DIR / Path(page).with_suffix(".ipynb").name
 
 
-def load(root: Path, manifest: dict[str, dict[str, Any]] | None = None) -> tuple[MkDocsConfig, Recorded]:
-    """The site's configuration and recorded outputs, as the build reads them.
+def load(root: Path, manifest: dict[str, dict[str, Any]] | None = None) -> tuple[Project, Recorded]:
+    """The project and its recorded outputs, as the build reads them.
 
-    Without the plugins: no notebook depends on them, and loading them
-    (mkdocs-jupyter above all) would cost every record run a second.
     A record run passes the manifest's entries it has read already.
     """
-    config = load_config(config_file=str(root / "mkdocs.yml"), plugins=[])
-    manifest = store.read_manifest(root) if manifest is None else manifest
-    return config, Recorded(root, manifest, config.extra.get("recorded_values", {}), {})
+    project = Project.load(root)
+    manifest = store.read_manifest(project.root) if manifest is None else manifest
+    return project, Recorded(project.root, manifest, project.recorded_values, {})
 
 
-def generate(config: MkDocsConfig, recorded: Recorded, page: str, parser: Parser = parse) -> bytes:
+def generate(project: Project, recorded: Recorded, page: str, parser: Parser = parse) -> bytes:
     """The notebook for `page`, as the bytes `make record` writes."""
-    markdown = (Path(config.docs_dir) / page).read_text(encoding="utf-8")
+    markdown = (project.docs_dir / page).read_text(encoding="utf-8")
     # Each code or example block, in page order: what the notebook shows.
     blocks = [directive for directive in parser(markdown, page) if isinstance(directive, Snippet)]
     for block in blocks:
         check_include(recorded.root, block.file, block.section)
-    section = _section_reader(config)
+    section = _section_reader(project.config)
     imports = _imports(recorded.root, blocks)
     cells = [
         v4.new_markdown_cell(_introduction(markdown, recorded, blocks), id="about"),
@@ -91,14 +87,14 @@ def generate(config: MkDocsConfig, recorded: Recorded, page: str, parser: Parser
     return (nbformat.writes(notebook) + "\n").encode()
 
 
-def problems(root: Path, config: MkDocsConfig, recorded: Recorded, parser: Parser = parse) -> list[store.Problem]:
+def problems(project: Project, recorded: Recorded, parser: Parser = parse) -> list[store.Problem]:
     """Each companion notebook that is missing or differs from what `generate` returns now."""
     found = []
-    for page in PAGES:
-        path = notebook_path(config, page)
-        shown = path.relative_to(root).as_posix()
+    for page in project.notebooks:
+        path = notebook_path(project, page)
+        shown = path.relative_to(project.root).as_posix()
         try:
-            expected = generate(config, recorded, page, parser)
+            expected = generate(project, recorded, page, parser)
         except PageError:
             continue  # building the page reports it, naming the page and the fix
         except store.RecordError as error:
@@ -117,19 +113,19 @@ def problems(root: Path, config: MkDocsConfig, recorded: Recorded, parser: Parse
 
 def update(root: Path, report: Callable[[str], None], manifest: dict[str, dict[str, Any]]) -> None:
     """Rewrite each companion notebook that differs from what `generate` returns now."""
-    config, recorded = load(root, manifest)
-    for page in PAGES:
-        path = notebook_path(config, page)
+    project, recorded = load(root, manifest)
+    for page in project.notebooks:
+        path = notebook_path(project, page)
         try:
-            data = generate(config, recorded, page)
+            data = generate(project, recorded, page)
         except PageError as error:  # the build stops on it too, naming the page
-            report(f"{path.relative_to(root).as_posix()} left as it was: docs/{page}: {error}")
+            report(f"{path.relative_to(project.root).as_posix()} left as it was: docs/{page}: {error}")
             continue
         if path.exists() and path.read_bytes() == data:
             continue
         path.parent.mkdir(exist_ok=True)
         store.replace_file(path, data)
-        report(f"wrote {path.relative_to(root).as_posix()}")
+        report(f"wrote {path.relative_to(project.root).as_posix()}")
 
 
 def without_remote_loaders(html: str) -> str:

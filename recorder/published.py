@@ -21,10 +21,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from mkdocs.config import load_config
-
 from recorder import checkpoint, hub, store
 from recorder.errors import RecorderError
+from recorder.project import Project
 from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION, SNIPPETS_DIR
 from recorder.runner import Report, Run, forget_snippet_modules, in_child, quiet_libraries, run_all
 from recorder.snippets import Snippet, SnippetError, discover
@@ -148,15 +147,7 @@ def attach(root: Path, targets: list[Snippet], *, timeout: float, report: Report
 
 def reported_with(root: Path) -> dict[str, str]:
     """What the article states its outputs were produced with: `extra.published_with` in mkdocs.yml."""
-    versions = load_config(config_file=str(root / "mkdocs.yml"), plugins=[]).extra.get("published_with")
-    if not (isinstance(versions, dict) and versions
-            and all(isinstance(key, str) and isinstance(value, str) for key, value in versions.items())):
-        found = "has no extra.published_with" if versions is None else f"has extra.published_with: {versions!r}"
-        raise store.RecordError(
-            f"mkdocs.yml {found}. It must say what the article's outputs were produced with: under `extra:`, "
-            'each package with its version, quoted, e.g. `published_with: {transformers: "5.17.0"}`.'
-        )
-    return dict(versions)
+    return Project.load(root).published_with
 
 
 def to_confirm(snippets: dict[str, Snippet], entries: dict[str, Any]) -> list[Snippet]:

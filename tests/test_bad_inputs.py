@@ -23,6 +23,7 @@ from types import FrameType
 import pytest
 
 from recorder import store
+from recorder.project import Project
 from recorder.record import record as store_record
 from support import ROOT, offline_env, snapshot
 
@@ -33,10 +34,12 @@ def record_in_a_fork(project: Path, kill_before_call: int, report: Path) -> int:
     The child is killed with SIGKILL just before the `kill_before_call`-th
     input/output call (os.replace, os.fsync, a file write...) that it makes while
     committing its outputs; 0 never kills. Forking skips a new interpreter's start
-    and imports, which the many kill points would otherwise pay each time.
-    Returns the exit status, or minus the signal that ended the child; what the
-    record step reported is in `report`.
+    and imports, and reading mkdocs.yml (loaded here first, once per process, as
+    `Project.load` does in a record run), which the many kill points would
+    otherwise pay each time. Returns the exit status, or minus the signal that
+    ended the child; what the record step reported is in `report`.
     """
+    Project.load(project)
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
         status = 1
