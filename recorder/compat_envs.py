@@ -18,32 +18,13 @@ from collections.abc import Callable, Iterable
 from importlib import metadata
 from pathlib import Path
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from recorder.compat_table import CompatError
-from recorder.snippets import MODEL_LIBRARY
+from recorder.snippets import MODEL_LIBRARY, REQUIREMENTS, pins
 
 ENVS_DIR = ".compat"  # git-ignored
 MARKER = "compat-installed.json"
-REQUIREMENTS = "requirements.txt"
-
-
-def pins(root: Path) -> dict[str, str]:
-    """`NAME==VERSION` by canonical package name, from requirements.txt; other lines are not pins."""
-    found: dict[str, str] = {}
-    for line in (root / REQUIREMENTS).read_text(encoding="utf-8").splitlines():
-        line = line.partition("#")[0].strip()
-        if not line or line.startswith("-"):  # pip's options: -e, -r, --extra-index-url...
-            continue
-        try:
-            requirement = Requirement(line)
-        except InvalidRequirement:
-            continue
-        specifiers = list(requirement.specifier)
-        if len(specifiers) == 1 and specifiers[0].operator == "==":
-            found[canonicalize_name(requirement.name)] = f"{requirement.name}=={specifiers[0].version}"
-    return found
 
 
 def pinned_release(root: Path) -> str:

@@ -25,18 +25,18 @@ from mkdocs.config.defaults import MkDocsConfig
 from nbformat import v4
 from packaging.utils import canonicalize_name
 
-from recorder import compat_envs, store
+from recorder import snippets, store
 from recorder.directives import Directive, Example, Snippet, parse
 from recorder.pages import PageError, Recorded, check_include, code_block
 from recorder.pinned import MODEL_ID, SNIPPETS_DIR, short
 from recorder.project import Project
+from recorder.snippets import REQUIREMENTS
 from recorder.unused_css import _line_starts
 
 # How a page's text becomes its directives: `parse`, or the build's copy, which parses each page once.
 Parser = Callable[[str, str], list[Directive]]
 
 NOTEBOOKS_DIR = "notebooks"
-REQUIREMENTS = "requirements.txt"
 # mkdocs-jupyter always writes a MathJax loader and a Mermaid loader that fetch from
 # other hosts. These notebooks have neither math nor diagrams, and the site loads
 # nothing from elsewhere, so the rendered page goes without both.
@@ -230,7 +230,7 @@ def _module_of(statement: str) -> str:
 
 def _pins(root: Path, imports: dict[str, str]) -> list[str]:
     """`NAME==VERSION` from requirements.txt for each installed package the imports need."""
-    pinned = compat_envs.pins(root)
+    pinned = snippets.pins(root)
     distributions: Mapping[str, list[str]] = {}
     wanted = set()
     for statement, file in imports.items():

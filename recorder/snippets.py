@@ -14,6 +14,9 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
 from recorder.errors import RecorderError
 from recorder.pinned import MODEL_ID, REVISION, SNIPPETS_DIR
 
@@ -21,6 +24,8 @@ from recorder.pinned import MODEL_ID, REVISION, SNIPPETS_DIR
 VERSIONED_PACKAGES = ("torch", "transformers", "tokenizers", "safetensors", "huggingface_hub")
 # Importing this (directly or through another snippet) means a snippet loads GPT-2.
 MODEL_LIBRARY = "transformers"
+# What a reader installs: the packages the snippets import, each pinned as NAME==VERSION.
+REQUIREMENTS = "requirements.txt"
 
 
 @dataclass(frozen=True)
@@ -136,3 +141,20 @@ def key_for(snippet: Snippet, root: Path) -> str:
         "model": {"id": MODEL_ID, "revision": REVISION} if snippet.needs_model else None,
     }
     return sha256_bytes(json.dumps(material, sort_keys=True).encode())
+
+
+def pins(root: Path) -> dict[str, str]:
+    """`NAME==VERSION` by canonical package name, from requirements.txt; other lines are not pins."""
+    found: dict[str, str] = {}
+    for line in (root / REQUIREMENTS).read_text(encoding="utf-8").splitlines():
+        line = line.partition("#")[0].strip()
+        if not line or line.startswith("-"):  # pip's options: -e, -r, --extra-index-url...
+            continue
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        specifiers = list(requirement.specifier)
+        if len(specifiers) == 1 and specifiers[0].operator == "==":
+            found[canonicalize_name(requirement.name)] = f"{requirement.name}=={specifiers[0].version}"
+    return found
