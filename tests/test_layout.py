@@ -1,0 +1,221 @@
+"""The code's layout, as the module map of CONTRIBUTING.md states it: imports run down the layers, in no cycle.
+
+Only the files are read, with ast: nothing of the project is imported, so this takes milliseconds.
+Every import counts, inside functions too.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = ("recorder", "hooks", "bench", "tools")
+MAP = "## How the code is laid out"
+
+# recorder's layers, lowest first. A module imports only from its own layer and the ones before it.
+LAYERS = ("base", "record", "pages", "commands", "command line")
+RECORDER = {
+    "errors": "base",
+    "pinned": "base",
+    "snippets": "record",
+    "download": "record",
+    "hub": "record",
+    "runner": "record",
+    "checkpoint": "record",
+    "published": "record",
+    "store": "record",
+    "project": "record",
+    "compat_table": "record",
+    "directives": "pages",
+    "pages": "pages",
+    "inline_svg": "pages",
+    "provenance": "pages",
+    "repository": "pages",
+    "compat_page": "pages",
+    "page_markdown": "pages",
+    "notebook": "pages",
+    "unused_css": "pages",
+    "__main__": "command line",
+    "record": "commands",
+    "site": "commands",
+    "check": "commands",
+    "diff": "commands",
+    "pr_record": "commands",
+    "compat": "commands",
+    "compat_envs": "commands",
+    "compat_verdict": "commands",
+}
+# The other folders: the last layer of recorder/ each may import, and whether its modules may import each other.
+TOP = {"hooks": ("pages", False), "bench": ("command line", True), "tools": ("command line", True)}
+
+Graph = dict[str, set[str]]  # "recorder/store.py" -> the project's modules it imports
+
+
+def _only_a_docstring(path: Path) -> bool:
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    return len(body) <= 1 and all(isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                                  for node in body)
+
+
+def modules() -> list[str]:
+    """Every module of FOLDERS, as a path from the root; a package's `__init__.py` that holds only its
+    docstring is no module of its own: its folder stands for it."""
+    return sorted(path.relative_to(ROOT).as_posix() for folder in FOLDERS
+                  for path in (ROOT / folder).glob("*.py")
+                  if not (path.name == "__init__.py" and _only_a_docstring(path)))
+
+
+def _file(dotted: str) -> str | None:
+    """The project's file that a dotted name imports, if it names one."""
+    parts = dotted.split(".")
+    if parts[0] not in FOLDERS or len(parts) > 2:
+        return None
+    module = "/".join(parts) + ".py" if len(parts) == 2 else f"{parts[0]}/__init__.py"
+    return module if (ROOT / module).is_file() else None
+
+
+def imports(module: str, known: set[str]) -> set[str]:
+    """The project's modules that `module` imports, wherever in it the import stands."""
+    folder = module.split("/")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse((ROOT / module).read_text(encoding="utf-8"), module)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+            found.update(filter(None, (_file(".".join(name.split(".")[:2])) for name in names)))
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(filter(None, [folder if node.level else "", node.module or ""]))
+            # `from recorder import store` imports the module; `from recorder.store import X` a name of it.
+            for alias in node.names:
+                found.add(_file(f"{base}.{alias.name}") or _file(base) or "")
+    return {imported for imported in found if imported in known and imported != module}
+
+
+def graph() -> Graph:
+    known = set(modules())
+    return {module: imports(module, known) for module in sorted(known)}
+
+
+def layer(module: str) -> str:
+    folder, name = module.split("/")[0], Path(module).stem
+    return RECORDER.get(name, "") if folder == "recorder" else folder
+
+
+def cycle(graph: Graph) -> list[str]:
+    """One import cycle of `graph` as [a, b, ..., a], or [] when there is none."""
+    state: dict[str, str] = {}  # "open" while on the current path, then "done"
+    path: list[str] = []
+
+    def visit(module: str) -> list[str]:
+        state[module] = "open"
+        path.append(module)
+        for imported in sorted(graph.get(module, ())):
+            if state.get(imported) == "open":
+                return path[path.index(imported):] + [imported]
+            if imported not in state and (found := visit(imported)):
+                return found
+        path.pop()
+        state[module] = "done"
+        return []
+
+    for module in sorted(graph):
+        if module not in state and (found := visit(module)):
+            return found
+    return []
+
+
+def upward(graph: Graph) -> list[str]:
+    """Each import that runs back up the layers, with what to do about it."""
+    wrong = []
+    for module, imported_modules in sorted(graph.items()):
+        folder = module.split("/")[0]
+        # The last recorder/ layer it may import, and whether it may import the modules of its own folder.
+        ceiling, own = (layer(module), True) if folder == "recorder" else TOP[folder]
+        for imported in sorted(imported_modules):
+            target = imported.split("/")[0]
+            if ceiling not in LAYERS or (target == "recorder" and layer(imported) not in LAYERS):
+                continue  # a recorder/ module without a layer: test_every_recorder_module_has_a_layer says so
+            if target == "recorder":
+                allowed = LAYERS.index(layer(imported)) <= LAYERS.index(ceiling)
+            else:
+                allowed = target == folder and own
+            if allowed:
+                continue
+            fix = (f"or, if {module} belongs in a later layer, move it there (RECORDER here and "
+                   "CONTRIBUTING.md's module map)" if folder == "recorder" else
+                   f"which is recorder/ up to its {ceiling} layer{'' if own else ', not the other hooks'}")
+            wrong.append(f"{module} ({layer(module)}) imports {imported} ({layer(imported)}): move what it "
+                         f"needs into a module of a layer {module} may import, {fix}")
+    return wrong
+
+
+def map_rows() -> dict[str, list[str]]:
+    """The module map's rows: each module it names, with the layers it gives it."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert MAP in text, f"CONTRIBUTING.md has no section {MAP!r}: the module map belongs there."
+    section = text.split(MAP, 1)[1].split("\n## ", 1)[0]
+    rows: dict[str, list[str]] = {}
+    for match in re.finditer(r"^\| `([^`]+\.py)` \| ([^|]+?) \|", section, re.M):
+        rows.setdefault(match[1], []).append(match[2])
+    return rows
+
+
+def test_imports_are_read() -> None:
+    found = graph()
+    # A check over no imports would pass whatever the code did: these three are known to be there.
+    assert "recorder/store.py" in found["recorder/record.py"], "recorder/record.py's imports were not read"
+    assert "recorder/page_markdown.py" in found["hooks/recorded_outputs.py"], "a hook's imports were not read"
+    assert "bench/measure.py" in found["bench/run.py"], "`from bench import measure` was not read"
+
+
+def test_no_import_cycle() -> None:
+    found = cycle(graph())
+    assert not found, (f"import cycle: {' -> '.join(found)}. Move what these modules need from each other "
+                       "into a module of a lower layer that imports none of them.")
+
+
+def test_every_recorder_module_has_a_layer() -> None:
+    names = {Path(module).stem for module in modules() if module.startswith("recorder/")}
+    assert not names - set(RECORDER), (f"recorder/ modules with no layer: {sorted(names - set(RECORDER))}. "
+                                       "Add each to RECORDER in tests/test_layout.py, and a row to "
+                                       "CONTRIBUTING.md's module map.")
+    assert not set(RECORDER) - names, (f"RECORDER names modules that recorder/ no longer has: "
+                                       f"{sorted(set(RECORDER) - names)}. Remove them here and from the map.")
+    assert set(RECORDER.values()) <= set(LAYERS), "RECORDER names a layer that is not in LAYERS"
+
+
+def test_imports_run_down_the_layers() -> None:
+    wrong = upward(graph())
+    assert not wrong, "imports that run back up the layers:\n" + "\n".join(wrong)
+
+
+def test_the_module_map_lists_every_module_in_its_layer() -> None:
+    rows = map_rows()
+    missing = [module for module in modules() if module not in rows]
+    assert not missing, (f"CONTRIBUTING.md's module map ({MAP}) has no row for {missing}: add one each, "
+                         "with its layer and its one job.")
+    gone = [module for module in rows if module.split("/")[0] in FOLDERS and module not in modules()]
+    assert not gone, f"CONTRIBUTING.md's module map lists modules that no longer exist: {gone}. Remove their rows."
+    twice = [module for module, layers in rows.items() if len(layers) > 1]
+    assert not twice, f"CONTRIBUTING.md's module map has more than one row for {twice}: keep one each."
+    misplaced = [f"{module}: the map says {layers[0]!r}, tests/test_layout.py says {layer(module)!r}"
+                 for module, layers in rows.items() if module in modules() and layers[0] != layer(module)]
+    assert not misplaced, "the module map and RECORDER disagree; make them say the same:\n" + "\n".join(misplaced)
+
+
+def test_the_checks_catch_a_cycle_and_an_import_up_the_layers() -> None:
+    assert cycle({"recorder/a.py": {"recorder/b.py"}, "recorder/b.py": {"recorder/a.py"}}) == [
+        "recorder/a.py", "recorder/b.py", "recorder/a.py"]
+    assert cycle({"recorder/a.py": {"recorder/b.py"}, "recorder/b.py": set()}) == []
+    up = {"recorder/store.py": {"recorder/notebook.py", "recorder/errors.py"},
+          "recorder/errors.py": {"hooks/recorded_outputs.py", "bench/run.py"},
+          "hooks/llms_markdown.py": {"hooks/recorded_outputs.py", "recorder/record.py", "recorder/pages.py"},
+          "tools/audit.py": {"bench/run.py", "recorder/__main__.py", "tools/local_site.py"}}
+    assert [line.split(":")[0] for line in upward(up)] == [
+        "hooks/llms_markdown.py (hooks) imports hooks/recorded_outputs.py (hooks)",
+        "hooks/llms_markdown.py (hooks) imports recorder/record.py (commands)",
+        "recorder/errors.py (base) imports bench/run.py (bench)",
+        "recorder/errors.py (base) imports hooks/recorded_outputs.py (hooks)",
+        "recorder/store.py (record) imports recorder/notebook.py (pages)",
+        "tools/audit.py (tools) imports bench/run.py (bench)"]
