@@ -77,6 +77,18 @@ def test_a_category_other_than_performance_below_its_goal_names_its_failed_audit
     ]
 
 
+def test_a_category_failing_in_most_runs_is_described_from_one_of_them(report: audit.Report) -> None:
+    """Not from the run with the median performance, where it may have passed."""
+    failing = scored(report, performance=0.97, accessibility=0.96)
+    failing["audits"]["color-contrast"]["score"] = 0
+    runs = [failing, scored(report, performance=0.98), copy.deepcopy(failing)]
+    runs[2]["categories"]["performance"]["score"] = 0.99
+    result = audit.page_result("notebook/", runs)
+    assert result.report is runs[1] and result.missed() == ["accessibility"]
+    assert audit.describe(result)[3:] == [
+        "    Background and foreground colors have a sufficient contrast ratio (color-contrast)"]
+
+
 def test_the_audit_fails_when_any_page_misses_a_goal(report: audit.Report, monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     pages = {"": scored(report, performance=0.99), "token-embeddings/": report}

@@ -53,7 +53,12 @@ class PageResult:
     path: str  # relative to the site's root, "" for the home page
     scores: dict[str, float]  # median of the runs, per category
     performance_runs: list[float]
-    report: Report  # the run with the median performance score
+    median_runs: dict[str, Report]  # per category, the run whose score in it is the median
+
+    @property
+    def report(self) -> Report:
+        """The run with the median performance score."""
+        return self.median_runs["performance"]
 
     def missed(self) -> list[str]:
         return [name for name in CATEGORIES if self.scores[name] < GOALS[name]]
@@ -85,13 +90,20 @@ def lighthouse(url: str) -> Report:
 
 
 def page_result(path: str, reports: Sequence[Report]) -> PageResult:
-    """Median scores of several runs of one page, and the run whose performance is the median."""
-    by_performance = sorted(reports, key=lambda report: _score(report, "performance"))
+    """Median scores of several runs of one page, and for each category the run at its median.
+
+    A category that fails in some runs only is then described from a run where it failed,
+    not from the run whose performance happens to be the median.
+    """
+    def median_run(category: str) -> Report:
+        ordered = sorted(reports, key=lambda report: _score(report, category))
+        return ordered[len(ordered) // 2]
+
     return PageResult(
         path=path,
         scores={name: statistics.median(_score(report, name) for report in reports) for name in CATEGORIES},
         performance_runs=[_score(report, "performance") for report in reports],
-        report=by_performance[len(by_performance) // 2],
+        median_runs={name: median_run(name) for name in CATEGORIES},
     )
 
 
@@ -173,7 +185,7 @@ def describe(result: PageResult) -> list[str]:
             lines += [f"    {cost}" for cost in largest_costs(result.report)]
         else:
             lines.append(f"  {name} below the goal; failed audits:")
-            lines += [f"    {audit}" for audit in failed_audits(result.report, name)]
+            lines += [f"    {audit}" for audit in failed_audits(result.median_runs[name], name)]
     return lines
 
 
