@@ -9,4 +9,5 @@ from recorder import notebook, store
 
 def problems(root: Path) -> list[store.Problem]:
     """Stale or hand-edited outputs first, then notebooks that differ from what `make record` writes."""
-    return store.problems(root) + notebook.problems(*notebook.load(root))
+    project, recorded = notebook.load(root)
+    return store.problems(project.root, entries=recorded.manifest) + notebook.problems(project, recorded)
