@@ -22,7 +22,8 @@ from typing import Any
 from recorder import checkpoint, compat_envs, compat_table, store
 from recorder.compat_verdict import Printed, verdict, weight_dependent_lines
 from recorder.pinned import MODEL_ID, REVISION
-from recorder.record import Report, now
+from recorder.record import now
+from recorder.runner import Report
 from recorder.runner import QUIET_LIBRARIES
 from recorder.snippets import VERSIONED_PACKAGES, Snippet, discover
 

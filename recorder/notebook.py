@@ -14,7 +14,6 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping
-from html.parser import HTMLParser
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -27,11 +26,11 @@ from packaging.utils import canonicalize_name
 
 from recorder import snippets, store
 from recorder.directives import Directive, Example, Snippet, parse
+from recorder.html_source import SourceParser
 from recorder.pages import PageError, Recorded, check_include, code_block
 from recorder.pinned import MODEL_ID, SNIPPETS_DIR, short
 from recorder.project import Project
 from recorder.snippets import REQUIREMENTS
-from recorder.unused_css import _line_starts
 
 # How a page's text becomes its directives: `parse`, or the build's copy, which parses each page once.
 Parser = Callable[[str, str], list[Directive]]
@@ -144,37 +143,31 @@ def without_remote_loaders(html: str) -> str:
     return "".join(kept) + html[end:]
 
 
-class _RemoteLoaders(HTMLParser):
+class _RemoteLoaders(SourceParser):
     """Where mkdocs-jupyter's loaders stand in a page, as (start, end) offsets, found as a browser parses it.
 
     The spans are cut out of the page as it is, so every other byte stays as mkdocs-jupyter wrote it.
     """
 
     def __init__(self, html: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.html = html
+        super().__init__(html)
         self.spans: list[tuple[int, int]] = []
-        self._line_starts = _line_starts(html)
         self._mathjax: int | None = None  # the start of the MathJax loader's opening comment
         self._module: int | None = None  # the start of an open `<script type="module">`
         self._script = ""
         self.feed(html)
         self.close()
 
-    def _offset(self) -> int:
-        line, column = self.getpos()
-        return self._line_starts[line - 1] + column
-
     def handle_comment(self, data: str) -> None:
         if data.strip() == MATHJAX_COMMENTS[0]:
-            self._mathjax = self._offset()
+            self._mathjax = self.source_offset()
         elif data.strip() == MATHJAX_COMMENTS[1] and self._mathjax is not None:
-            self.spans.append((self._mathjax, self._offset() + len(f"<!--{data}-->")))
+            self.spans.append((self._mathjax, self.source_offset() + len(f"<!--{data}-->")))
             self._mathjax = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "script" and ("type", "module") in attrs:
-            self._module, self._script = self._offset(), ""
+            self._module, self._script = self.source_offset(), ""
 
     def handle_data(self, data: str) -> None:
         if self._module is not None:
@@ -183,7 +176,7 @@ class _RemoteLoaders(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "script" and self._module is not None:
             if MERMAID_CLASS in self._script:
-                self.spans.append((self._module, self.html.index(">", self._offset()) + 1))
+                self.spans.append((self._module, self.html.index(">", self.source_offset()) + 1))
             self._module = None
 
 

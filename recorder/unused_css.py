@@ -29,22 +29,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from html.parser import HTMLParser
 
 import tinycss2
 from tinycss2.ast import Declaration, Node
+
+from recorder.html_source import SourceParser
 
 # At-rules holding rules, which are pruned like the page's top level; other blocks are kept as written.
 _GROUPING_RULES = {"media", "supports", "layer", "container"}
 _COMBINATORS = {">", "+", "~"}
 
 
-class _Page(HTMLParser):
+class _Page(SourceParser):
     """What a page's HTML holds that its stylesheets can refer to, and where its `<style>` texts are."""
 
     def __init__(self, html: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.html = html
+        super().__init__(html)
         self.tags: set[str] = set()
         self.classes: set[str] = set()
         self.ids: set[str] = set()
@@ -52,14 +52,9 @@ class _Page(HTMLParser):
         self.styles: list[tuple[int, int, int, int]] = []
         self.style_attributes: list[str] = []
         self.stylesheets: list[str] = []
-        self._line_starts = _line_starts(html)
         self._open_style: tuple[int, int] | None = None
         self.feed(html)
         self.close()
-
-    def _offset(self) -> int:
-        line, column = self.getpos()
-        return self._line_starts[line - 1] + column
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.add(tag)
@@ -72,22 +67,14 @@ class _Page(HTMLParser):
         if tag == "link" and "stylesheet" in values.get("rel", "").split() and values.get("href"):
             self.stylesheets.append(values["href"])
         if tag == "style":
-            start = self._offset()
+            start = self.source_offset()
             self._open_style = (start, start + len(self.get_starttag_text() or ""))
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "style" and self._open_style is not None:
-            end_tag = self._offset()
+            end_tag = self.source_offset()
             self.styles.append((*self._open_style, end_tag, self.html.index(">", end_tag) + 1))
             self._open_style = None
-
-
-def _line_starts(text: str) -> list[int]:
-    """The offset at which each line starts, as HTMLParser counts lines (by "\\n")."""
-    starts = [0]
-    while (found := text.find("\n", starts[-1])) != -1:
-        starts.append(found + 1)
-    return starts
 
 
 @dataclass

@@ -37,6 +37,7 @@ RECORDER = {
     "page_markdown": "pages",
     "notebook": "pages",
     "unused_css": "pages",
+    "html_source": "pages",
     "__main__": "command line",
     "record": "commands",
     "site": "commands",
