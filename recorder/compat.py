@@ -23,8 +23,7 @@ from recorder import checkpoint, compat_envs, compat_table, store
 from recorder.compat_verdict import Printed, verdict, weight_dependent_lines
 from recorder.pinned import MODEL_ID, REVISION
 from recorder.record import now
-from recorder.runner import Report
-from recorder.runner import QUIET_LIBRARIES
+from recorder.runner import QUIET_LIBRARIES, Report
 from recorder.snippets import VERSIONED_PACKAGES, Snippet, discover
 
 # The last 4.x, the first 5.x, the pinned one and the newest that installs here: the columns of the table.
