@@ -76,9 +76,12 @@ def check_include(root: Path, file: str, section: str | None) -> None:
         raise PageError(f"{SNIPPETS_DIR}/{file} does not exist. Fix the directive's file name.")
     if section is None:
         return
-    text = path.read_text(encoding="utf-8")
+    # The markers pymdownx.snippets itself recognises, so that this check and the include agree.
+    markers = {(marker.group("type").lower(), marker.group("name"))
+               for line in path.read_text(encoding="utf-8").splitlines()
+               if "8<-" in line and (marker := _SECTION_MARKER.match(line)) and not marker.group("escape")}
     for edge in ("start", "end"):
-        if not re.search(rf"^[ \t]*#[ \t]*-+8<-+[ \t]*\[{edge}:{re.escape(section)}\][ \t]*$", text, re.M):
+        if (edge, section) not in markers:
             raise PageError(
                 f"{SNIPPETS_DIR}/{file} has no `# --8<-- [{edge}:{section}]` marker. Mark the lines "
                 f"the page shows with [start:{section}] and [end:{section}], or fix the section name."
