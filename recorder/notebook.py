@@ -10,13 +10,14 @@ like any other drift.
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 import re
 import sys
 from collections.abc import Callable, Mapping
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import nbformat
 from markdown import Markdown
@@ -24,8 +25,9 @@ from mkdocs.config.defaults import MkDocsConfig
 from nbformat import v4
 from packaging.utils import canonicalize_name
 
-from recorder import snippets, store
+from recorder import aside, snippets, store
 from recorder.directives import Directive, Example, Snippet, parse
+from recorder.errors import RecorderError
 from recorder.html_source import SourceParser
 from recorder.pages import PageError, Recorded, check_include, code_block
 from recorder.pinned import MODEL_ID, SNIPPETS_DIR, short
@@ -67,23 +69,32 @@ def generate(project: Project, recorded: Recorded, page: str, parser: Parser = p
     section = _section_reader(project.config)
     imports = _imports(recorded.root, blocks)
     cells = [
-        v4.new_markdown_cell(_introduction(markdown, recorded, blocks), id="about"),
-        v4.new_code_cell("%pip install " + " ".join(_pins(recorded.root, imports)), id="install"),
-        v4.new_code_cell("\n".join(sorted(imports, key=_module_of)), id="imports"),
+        _cell("markdown", _introduction(markdown, recorded, blocks), "about"),
+        _cell("code", "%pip install " + " ".join(_pins(recorded.root, imports)), "install"),
+        _cell("code", "\n".join(sorted(imports, key=_module_of)), "imports"),
     ]
     for number, block in enumerate(blocks, 1):
         outputs = []
         if isinstance(block, Example):
             text = recorded.output(block.file.removesuffix(".py"))
-            outputs = [v4.new_output("stream", name="stdout", text=text)]
+            outputs = [{"output_type": "stream", "name": "stdout", "text": text}]
         cell_id = f"{number:02d}-{block.file.removesuffix('.py')}-{block.section or 'all'}"[:64]
-        cells.append(v4.new_code_cell(section(block), id=cell_id.replace("_", "-"), outputs=outputs))
-    notebook = v4.new_notebook(cells=cells, metadata={
-        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-        "language_info": {"name": "python"},
-    })
+        cells.append(_cell("code", section(block), cell_id.replace("_", "-"), outputs))
+    metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+                "language_info": {"name": "python"}}
+    notebook = nbformat.from_dict({"nbformat": v4.nbformat, "nbformat_minor": v4.nbformat_minor,
+                                   "metadata": metadata, "cells": cells})
     nbformat.validate(notebook)
     return (nbformat.writes(notebook) + "\n").encode()
+
+
+def _cell(kind: str, source: str, cell_id: str, outputs: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """A cell as nbformat's schema has it. `generate` validates the notebook once, as a whole:
+    nbformat's `v4.new_*` helpers would validate every cell and output on its own as well."""
+    cell: dict[str, Any] = {"cell_type": kind, "id": cell_id, "metadata": {}, "source": source}
+    if kind == "code":
+        cell |= {"execution_count": None, "outputs": outputs or []}
+    return cell
 
 
 def problems(project: Project, recorded: Recorded, parser: Parser = parse) -> list[store.Problem]:
@@ -125,6 +136,30 @@ def update(root: Path, report: Callable[[str], None], manifest: dict[str, dict[s
         path.parent.mkdir(exist_ok=True)
         store.replace_file(path, data)
         report(f"wrote {path.relative_to(project.root).as_posix()}")
+
+
+def update_when_told(root: Path) -> NoReturn:
+    """In the child a record run starts aside: get ready, then `update` from the manifest the run saved.
+
+    What it reports goes to stdout, a line each, and an error to stderr, for the run to pass on.
+    """
+    def get_ready() -> None:
+        # A first pass on the outputs as they stand reads mkdocs.yml and imports and builds what `generate`
+        # uses (nbformat's schema validator alone takes 0.13 s), leaving only the pass on the new outputs.
+        with contextlib.suppress(RecorderError):  # the second pass reports it
+            project, recorded = load(root)
+            for page in project.notebooks:
+                generate(project, recorded, page)
+
+    def work() -> int:
+        try:
+            update(root, print, store.read_manifest(root))
+        except RecorderError as error:
+            print(error, file=sys.stderr)
+            return 1
+        return 0
+
+    aside.run_child(get_ready, work)
 
 
 def without_remote_loaders(html: str) -> str:
@@ -278,3 +313,7 @@ def _origin(entry: dict[str, Any]) -> str:
     if model:
         return f"executed by the site's build step on GPT-2 `{MODEL_ID}@{short(model['revision'])}`, weights verified"
     return "executed by the site's build step, which needs no model for them"
+
+
+if __name__ == "__main__":
+    update_when_told(Path(sys.argv[1]))

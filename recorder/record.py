@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import platform
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from recorder import download, hub, notebook, published, store
+from recorder import aside, download, hub, published, store
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
 from recorder.runner import Report, quiet_libraries, run_all
 from recorder.snippets import Snippet, discover, key_for, sha256_bytes, source_hashes, versions_for
@@ -28,6 +28,13 @@ class Recording:
 
     snippets: dict[str, Snippet]
     manifest: dict[str, dict[str, Any]]
+    children: ExitStack = field(repr=False)  # stops the children started aside when the run fails
+    notebooks: aside.Aside | None = None  # the child that updates the notebooks, if one was started
+
+    def update_notebooks_aside(self, root: Path) -> None:
+        """Have a child import and read what the notebooks' update needs (most of its second)
+        on the other core, while the model loads here."""
+        self.notebooks = self.children.enter_context(aside.Aside("recorder.notebook", str(root), capture=True))
 
 
 @contextmanager
@@ -37,11 +44,24 @@ def recording(root: Path, report: Report) -> Iterator[Recording]:
     The companion notebooks are brought up to date before the lock is let go,
     so they never lag behind the outputs; a failed run leaves them as they were.
     """
-    with store.exclusive(root):
+    with store.exclusive(root), ExitStack() as children:
         store.recover(root)
-        current = Recording(discover(root), store.read_manifest(root))
+        current = Recording(discover(root), store.read_manifest(root), children)
         yield current
+        _update_notebooks(root, report, current)
+
+
+def _update_notebooks(root: Path, report: Report, current: Recording) -> None:
+    if current.notebooks is None:
+        from recorder import notebook  # here: a run that updates them aside never imports it
+
         notebook.update(root, report, current.manifest)
+        return
+    done = current.notebooks.go()  # it reads the manifest this run saved
+    for line in done.stdout.splitlines():
+        report(line)
+    if done.returncode != 0:
+        raise store.RecordError(done.stderr.strip() or f"updating the notebooks ended with status {done.returncode}")
 
 
 def stale(root: Path, current: Recording, *, force: bool) -> list[Snippet]:
@@ -101,6 +121,7 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
             return 0
         quiet_libraries()
         if any(snippet.needs_model for snippet in targets):
+            current.update_notebooks_aside(root)
             online = _configure_hub(root, targets)
             report(f"GPT-2 {MODEL_ID}@{REVISION[:7]}: {'hub reachable' if online else 'offline, from the local cache'}")
             if online:  # a failed download stops here, before any snippet runs

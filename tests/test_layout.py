@@ -23,6 +23,7 @@ RECORDER = {
     "download": "record",
     "hub": "record",
     "runner": "record",
+    "aside": "record",
     "checkpoint": "record",
     "published": "record",
     "store": "record",
