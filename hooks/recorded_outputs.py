@@ -170,7 +170,8 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
-    """A notebook page keeps only the CSS it can use of the JupyterLab stylesheet mkdocs-jupyter inlines."""
+    """A notebook page keeps only the CSS it can use of the JupyterLab stylesheet mkdocs-jupyter inlines,
+    and runs the scripts of its copy buttons last."""
     if not page.file.src_uri.endswith(".ipynb"):
         return output
     def read_stylesheet(href: str) -> str:
@@ -182,6 +183,10 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
             raise PluginError(f"docs/{page.file.src_uri}: cannot read the stylesheet it links, {href} "
                               f"({error.strerror}: {path}). Check extra_css in mkdocs.yml.") from None
 
+    try:
+        output = notebook.with_copy_scripts_last(output)
+    except PageError as error:
+        raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
     return unused_css.without_unused_css(output, read_stylesheet)
 
 

@@ -43,6 +43,7 @@ NOTEBOOKS_DIR = "notebooks"
 # nothing from elsewhere, so the rendered page goes without both.
 MATHJAX_COMMENTS = ("Load mathjax", "End of mathjax configuration")  # around the MathJax loader
 MERMAID_CLASS = ".jp-Mermaid"  # what the Mermaid loader's <script type="module"> looks for
+COPY_BUTTON = "clipboard-copy"  # the element of the copy buttons, named by both of their inline scripts
 
 
 def notebook_path(project: Project, page: str) -> Path:
@@ -164,12 +165,34 @@ def update_when_told(root: Path) -> NoReturn:
 
 def without_remote_loaders(html: str) -> str:
     """A rendered notebook page minus the loaders that would fetch scripts from other hosts."""
-    spans = _RemoteLoaders(html).spans
+    spans = _TemplateScripts(html).remote_loaders
     if len(spans) != 2:
         raise PageError(
             f"found {len(spans)} of the 2 script loaders (MathJax, Mermaid) that mkdocs-jupyter writes; "
             "its template changed. Update MATHJAX_COMMENTS or MERMAID_CLASS in recorder/notebook.py to match it."
         )
+    return _without(html, spans)
+
+
+def with_copy_scripts_last(page: str) -> str:
+    """A built notebook page with mkdocs-jupyter's copy-button scripts moved to the end of its body.
+
+    mkdocs-jupyter writes them inline above the first cell, where the parser stops to run
+    them: the browser paints what it has by then, and the rest of the page's parse and the
+    theme's start-up count as blocking time. The buttons need them only once clicked.
+    """
+    found = _TemplateScripts(page)
+    if len(found.copy_scripts) != 2 or found.body_end is None:
+        raise PageError(
+            f"found {len(found.copy_scripts)} of the 2 inline scripts of the copy buttons (mentioning "
+            f"`{COPY_BUTTON}`) that mkdocs-jupyter writes, {'and' if found.body_end else 'but no'} end of "
+            "<body>; its template changed. Update COPY_BUTTON in recorder/notebook.py to match it."
+        )
+    moved = "".join(page[start:stop] for start, stop in found.copy_scripts)
+    return _without(page[:found.body_end], found.copy_scripts) + moved + page[found.body_end:]
+
+
+def _without(html: str, spans: list[tuple[int, int]]) -> str:
     kept: list[str] = []
     end = 0
     for start, stop in spans:
@@ -178,18 +201,21 @@ def without_remote_loaders(html: str) -> str:
     return "".join(kept) + html[end:]
 
 
-class _RemoteLoaders(SourceParser):
-    """Where mkdocs-jupyter's loaders stand in a page, as (start, end) offsets, found as a browser parses it.
+class _TemplateScripts(SourceParser):
+    """Where the scripts mkdocs-jupyter writes stand in a page, as (start, end) offsets, found as a browser
+    parses it: its remote loaders, its copy buttons' inline scripts, and the end of the body.
 
     The spans are cut out of the page as it is, so every other byte stays as mkdocs-jupyter wrote it.
     """
 
     def __init__(self, html: str) -> None:
         super().__init__(html)
-        self.spans: list[tuple[int, int]] = []
+        self.remote_loaders: list[tuple[int, int]] = []
+        self.copy_scripts: list[tuple[int, int]] = []
+        self.body_end: int | None = None
         self._mathjax: int | None = None  # the start of the MathJax loader's opening comment
-        self._module: int | None = None  # the start of an open `<script type="module">`
-        self._script = ""
+        self._script: tuple[int, list[tuple[str, str | None]]] | None = None  # an open `<script>`: start, attributes
+        self._text = ""
         self.feed(html)
         self.close()
 
@@ -197,22 +223,29 @@ class _RemoteLoaders(SourceParser):
         if data.strip() == MATHJAX_COMMENTS[0]:
             self._mathjax = self.source_offset()
         elif data.strip() == MATHJAX_COMMENTS[1] and self._mathjax is not None:
-            self.spans.append((self._mathjax, self.source_offset() + len(f"<!--{data}-->")))
+            self.remote_loaders.append((self._mathjax, self.source_offset() + len(f"<!--{data}-->")))
             self._mathjax = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "script" and ("type", "module") in attrs:
-            self._module, self._script = self.source_offset(), ""
+        if tag == "script":
+            self._script, self._text = (self.source_offset(), attrs), ""
 
     def handle_data(self, data: str) -> None:
-        if self._module is not None:
-            self._script += data
+        if self._script is not None:
+            self._text += data
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "script" and self._module is not None:
-            if MERMAID_CLASS in self._script:
-                self.spans.append((self._module, self.html.index(">", self.source_offset()) + 1))
-            self._module = None
+        if tag == "body":
+            self.body_end = self.source_offset()
+        if tag != "script" or self._script is None:
+            return
+        start, attrs = self._script
+        span = (start, self.html.index(">", self.source_offset()) + 1)
+        if ("type", "module") in attrs and MERMAID_CLASS in self._text:
+            self.remote_loaders.append(span)
+        elif not attrs and COPY_BUTTON in self._text:
+            self.copy_scripts.append(span)
+        self._script = None
 
 
 def _section_reader(config: MkDocsConfig) -> Callable[[Snippet], str]:

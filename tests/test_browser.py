@@ -192,6 +192,17 @@ def test_copy_button_copies_the_code(visit: Visit) -> None:
     assert "from_pretrained" in copied
 
 
+def test_notebook_copy_button_copies_the_cell_and_says_so(visit: Visit) -> None:
+    """Its scripts run last on the page (recorder/notebook.py moves them): the buttons still work."""
+    page = visit.open(NOTEBOOK_PAGE)
+    cell = page.locator(".jp-Cell", has=page.locator("clipboard-copy")).filter(has_text="from_pretrained").last
+    cell.locator("clipboard-copy").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert "from_pretrained" in copied
+    assert copied.strip() == cell.locator(".highlight-ipynb pre").inner_text().strip()
+    assert cell.locator(".notice").is_visible()
+
+
 def test_palette_toggle_switches_to_dark_and_back(visit: Visit) -> None:
     page = visit.open(ARTICLE)
     scheme = "body[data-md-color-scheme='{}']"
