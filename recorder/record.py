@@ -28,7 +28,7 @@ class Recording:
 
     snippets: dict[str, Snippet]
     manifest: dict[str, dict[str, Any]]
-    children: ExitStack = field(repr=False)  # stops the children started aside when the run fails
+    children: ExitStack = field(default_factory=ExitStack, repr=False)  # `recording` stops them if the run fails
     notebooks: aside.Aside | None = None  # the child that updates the notebooks, if one was started
 
     def update_notebooks_aside(self, root: Path) -> None:
