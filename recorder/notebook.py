@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import json
 import os
 import re
 import sys
@@ -61,7 +62,10 @@ def load(root: Path, manifest: dict[str, dict[str, Any]] | None = None) -> tuple
 
 
 def generate(project: Project, recorded: Recorded, page: str, parser: Parser = parse) -> bytes:
-    """The notebook for `page`, as the bytes `make record` writes."""
+    """The notebook for `page`, as the bytes `make record` writes once `valid` has checked them.
+
+    The build only compares these bytes with the committed ones, written valid.
+    """
     markdown = (project.docs_dir / page).read_text(encoding="utf-8")
     # Each code or example block, in page order: what the notebook shows.
     blocks = [directive for directive in parser(markdown, page) if isinstance(directive, Snippet)]
@@ -85,12 +89,17 @@ def generate(project: Project, recorded: Recorded, page: str, parser: Parser = p
                 "language_info": {"name": "python"}}
     notebook = nbformat.from_dict({"nbformat": v4.nbformat, "nbformat_minor": v4.nbformat_minor,
                                    "metadata": metadata, "cells": cells})
-    nbformat.validate(notebook)
     return (nbformat.writes(notebook) + "\n").encode()
 
 
+def valid(data: bytes) -> bytes:
+    """`data`, once nbformat's schema has found it a valid notebook."""
+    nbformat.validate(json.loads(data))
+    return data
+
+
 def _cell(kind: str, source: str, cell_id: str, outputs: list[dict[str, str]] | None = None) -> dict[str, Any]:
-    """A cell as nbformat's schema has it. `generate` validates the notebook once, as a whole:
+    """A cell as nbformat's schema has it. `valid` checks the notebook once, as a whole:
     nbformat's `v4.new_*` helpers would validate every cell and output on its own as well."""
     cell: dict[str, Any] = {"cell_type": kind, "id": cell_id, "metadata": {}, "source": source}
     if kind == "code":
@@ -128,7 +137,7 @@ def update(root: Path, report: Callable[[str], None], manifest: dict[str, dict[s
     for page in project.notebooks:
         path = notebook_path(project, page)
         try:
-            data = generate(project, recorded, page)
+            data = valid(generate(project, recorded, page))
         except PageError as error:  # the build stops on it too, naming the page
             report(f"{path.relative_to(project.root).as_posix()} left as it was: docs/{page}: {error}")
             continue
@@ -150,7 +159,7 @@ def update_when_told(root: Path) -> NoReturn:
         with contextlib.suppress(RecorderError):  # the second pass reports it
             project, recorded = load(root)
             for page in project.notebooks:
-                generate(project, recorded, page)
+                valid(generate(project, recorded, page))
 
     def work() -> int:
         try:
