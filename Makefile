@@ -44,7 +44,7 @@ $(RECORDED): $(STAMP) $(RECORD_INPUTS)
 	@$(MAKE) --no-print-directory record
 
 # The record step runs only when something it reads changed since it last succeeded; then
-# `recorder site` records and builds, MkDocs getting ready on the other core while the snippets run.
+# `recorder site` records in a child and builds, MkDocs getting ready on the other core while the snippets run.
 site: $(STAMP) ## Record what is stale, then build the site strictly into site/
 	+@if $(MAKE) --no-print-directory --question $(RECORDED); then $(MAKE) --no-print-directory build; \
 	else $(MAKE) --no-print-directory record-then-build; fi

@@ -74,10 +74,10 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         root = require(Path(argv[0]))
-        step = partial(record, root, force=True, report=partial(print, flush=True), pinned_weights=False)
-        if argv[1:]:  # as `make site` builds once it has recorded
-            return site.record_then_build(root, step)
-        step()
+        if argv[1:]:  # as `make site`: this records in a child, and builds once it has
+            return site.record_then_build(root, [sys.executable, "-m", "bench.project_copy", str(root)])
+        record(root, force=True, report=partial(print, flush=True), pinned_weights=False)
+        site.say_recorded()
     except RecorderError as error:  # NotACopy among them
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -8,7 +8,7 @@ times, each round starting one variant later; the table shows medians.
 
 - limit: one plain `python` running the snippets' code inline, the model loaded once;
 - cold record: `make record FORCE=1`, in benchmark mode (`bench.project_copy`);
-- cold make site: the same as `make site` runs it, MkDocs getting ready meanwhile (`recorder.site`);
+- cold make site: as `make site` runs it (`recorder.site`): the record step in a child, MkDocs getting ready meanwhile;
 - peer: the snippets as one jupytext page that mkdocs-jupyter executes, cache off;
 - no-op make site: `make site` with nothing changed, against a plain build of the
   same pages without the hook (its directives then stay as text).

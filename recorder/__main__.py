@@ -20,7 +20,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     commands = parser.add_subparsers(dest="command", required=True)
 
     for name, help_ in (("record", "re-run stale snippets and record their outputs"),
-                        ("site", "record as `record` does, then `mkdocs build --strict`, "
+                        ("site", "record as `record` does (in a child), then `mkdocs build --strict`, "
                                  "MkDocs getting ready while the snippets run")):
         run = commands.add_parser(name, help=help_)
         run.add_argument("--force", action="store_true", help="re-run every snippet")
@@ -48,12 +48,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     root = args.root.resolve()
     try:
-        if args.command in ("record", "site"):
-            step = partial(attach if args.published else record, root, force=args.force, timeout=args.timeout,
-                           report=partial(print, flush=True))
-            if args.command == "site":
-                return site.record_then_build(root, step)
-            step()
+        if args.command == "site":
+            flags = [*(["--force"] if args.force else []), *(["--published"] if args.published else []),
+                     "--timeout", str(args.timeout)]
+            return site.record_then_build(root, [sys.executable, "-m", "recorder", "--root", str(root),
+                                                 "record", *flags])
+        if args.command == "record":
+            (attach if args.published else record)(root, force=args.force, timeout=args.timeout,
+                                                    report=partial(print, flush=True))
+            site.say_recorded()
         elif args.command == "check":
             found = check.problems(root)
             for problem in found:

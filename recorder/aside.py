@@ -1,13 +1,13 @@
 """A child process that gets ready on the other core while the snippets run, and works only when told.
 
-What follows the record step (building the site, updating the notebooks) starts
-with imports and reading mkdocs.yml, none of which depends on the outputs. A
-child, not a thread: imports hold the GIL, which the snippets need. The child
+Updating the notebooks after the record step starts with imports and reading
+mkdocs.yml, none of which depends on the outputs. A child, not a thread: imports
+hold the GIL, which the snippets need. The child
 gets ready, then waits for the word. If the record step fails or is
 interrupted, the child is stopped instead, having changed nothing; if this
 process dies, the child reads the end of its input and stops too.
 
-    parent:  with Aside("recorder.site", cwd=root) as child: ...; child.go()
+    parent:  with Aside("recorder.notebook", root) as child: ...; child.go()
     child:   run_child(get_ready, work)
 """
 

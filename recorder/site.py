@@ -1,55 +1,72 @@
-"""`make site` when something is stale: record it, then build, with MkDocs made ready meanwhile.
+"""`make site` when something is stale: record it in a child, then build here, each on its own core.
 
-The build's first seconds go to importing MkDocs, its theme, plugins, extensions
-and hook and to reading mkdocs.yml, none of which depends on the outputs. So a
-child does that aside (`recorder.aside`) while the snippets run. Once the record
-step has succeeded, it is told to build and runs `mkdocs build --strict` as the
-command line would, drift guard included. If the record step fails or is
-interrupted, the child is stopped before it builds anything: the outputs stay
-as the record step leaves them, and site/ as it was.
-
-    python -m recorder.site   (the child; started by `record_then_build`)
+The record step runs as a child process (`python -m recorder record ...`), while
+this process gets MkDocs ready: imports MkDocs, its theme, plugins, extensions and
+hook, and reads mkdocs.yml, none of which depends on the outputs. Once the child
+has committed its outputs it says so, before it exits: Python then takes about
+1.5 s to tear down torch, transformers and the model, and the build, run as
+`mkdocs build --strict` would (drift guard included), goes on meanwhile. If the
+record step fails or is interrupted, nothing is built: the outputs stay as the
+record step leaves them, and site/ as it was.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import subprocess
+from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
-from recorder import aside
+# The environment variable naming the file descriptor on which a record run says it succeeded.
+RECORDED_FD = "RECORDER_RECORDED_FD"
+RECORDED = "recorded\n"
 
 
-def record_then_build(root: Path, record_step: Callable[[], None]) -> int:
-    """Run `record_step`, then `mkdocs build --strict` in `root`; the build's exit status.
+def record_then_build(root: Path, record_command: Sequence[str]) -> int:
+    """Run `record_command` here and, once it says it recorded, `mkdocs build --strict` in `root`.
 
-    What `record_step` raises propagates, after the child is stopped.
+    Returns the record step's exit status if it failed, else the build's, else 0.
     """
-    with aside.Aside("recorder.site", cwd=root) as builder:
-        record_step()
-        return builder.go().returncode
+    said, say = os.pipe()
+    recorder = subprocess.Popen(list(record_command), env={**os.environ, RECORDED_FD: str(say)}, pass_fds=(say,))
+    os.close(say)
+    os.chdir(root)  # as `mkdocs build` run in `root`: pymdownx.snippets reads paths from there
+    try:
+        _get_mkdocs_ready()
+        with os.fdopen(said, encoding="utf-8") as words:
+            recorded = words.read() == RECORDED  # returns when the child has said it, or has ended
+        if not recorded:
+            return recorder.wait() or 1
+        status = _build()
+    except KeyboardInterrupt:  # the child got it too, and leaves the outputs consistent before it ends
+        recorder.wait()
+        raise
+    return status or recorder.wait()
 
 
-def build_when_told() -> NoReturn:
-    """In the child: get MkDocs ready, wait for the word, then build as `mkdocs build --strict`."""
-
-    def get_ready() -> None:
-        import mkdocs.__main__  # noqa: F401  (the command line the build runs)
-        from mkdocs.config import load_config
-        from mkdocs.exceptions import ConfigurationError
-
-        try:
-            load_config()  # imports what mkdocs.yml names; the configuration is read again to build
-        except ConfigurationError:
-            pass  # the build reports it, as `mkdocs build` does
-
-    def build() -> int:
-        from mkdocs.__main__ import cli
-
-        return cli.main(["build", "--strict"], prog_name="mkdocs")  # exits with the command line's status
-
-    aside.run_child(get_ready, build)
+def say_recorded() -> None:
+    """In a record run that `record_then_build` started: say the outputs are committed."""
+    if (fd := os.environ.pop(RECORDED_FD, None)) is not None:
+        with os.fdopen(int(fd), "w", encoding="utf-8") as words:
+            words.write(RECORDED)
 
 
-if __name__ == "__main__":
-    build_when_told()
+def _get_mkdocs_ready() -> None:
+    import mkdocs.__main__  # noqa: F401  (the command line `_build` runs)
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import ConfigurationError
+
+    try:
+        load_config()  # imports what mkdocs.yml names; the configuration is read again to build
+    except ConfigurationError:
+        pass  # the build reports it, as `mkdocs build` does
+
+
+def _build() -> int:
+    from mkdocs.__main__ import cli
+
+    try:
+        cli.main(["build", "--strict"], prog_name="mkdocs")
+    except SystemExit as exit_:  # how the command line ends, always
+        return exit_.code if isinstance(exit_.code, int) else 1
+    return 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -35,3 +37,33 @@ def test_a_configuration_error_met_while_recording_stops_the_build_with_mkdocs_m
     assert result.returncode == 1, result.stderr
     assert "Unrecognised theme name: 'no-such-theme'" in result.stderr
     assert not (project / "site").exists()
+
+
+# A record step that commits nothing but says it recorded, then ends only once it sees the built site.
+SAYS_RECORDED_THEN_WAITS = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from recorder import site
+    site.say_recorded()
+    deadline = time.monotonic() + 120
+    while not Path(sys.argv[1]).exists():
+        if time.monotonic() > deadline:
+            sys.exit(3)
+        time.sleep(0.05)
+""")
+BUILD_WITH = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from recorder import site
+    sys.exit(site.record_then_build(Path(sys.argv[1]), sys.argv[2:]))
+""")
+
+
+@pytest.mark.slow
+def test_the_build_starts_once_the_record_step_says_it_recorded_not_once_it_ends(run, project: Path) -> None:
+    """What a record run does after committing (Python tearing down torch, 1.5 s) overlaps the build."""
+    built = project / "site" / "index.html"
+    result = run("python", "-c", BUILD_WITH, str(project), sys.executable, "-c", SAYS_RECORDED_THEN_WAITS,
+                 str(built), cwd=project)
+    assert result.returncode == 0, result.stderr  # 3: the record step ended without seeing the site
+    assert built.is_file()
