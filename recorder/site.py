@@ -13,6 +13,7 @@ record step leaves them, and site/ as it was.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,17 +32,22 @@ def record_then_build(root: Path, record_command: Sequence[str]) -> int:
     recorder = subprocess.Popen(list(record_command), env={**os.environ, RECORDED_FD: str(say)}, pass_fds=(say,))
     os.close(say)
     os.chdir(root)  # as `mkdocs build` run in `root`: pymdownx.snippets reads paths from there
+    # Ctrl-C reaches the child too: while it records, it alone stops, leaving the outputs consistent, and says so.
+    interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         _get_mkdocs_ready()
         with os.fdopen(said, encoding="utf-8") as words:
             recorded = words.read() == RECORDED  # returns when the child has said it, or has ended
-        if not recorded:
-            return recorder.wait() or 1
+    finally:
+        signal.signal(signal.SIGINT, interrupt)
+    if not recorded:
+        ended = recorder.wait()
+        return 128 - ended if ended < 0 else ended or 1  # killed by a signal: as a shell reports it
+    try:
         status = _build()
-    except KeyboardInterrupt:  # the child got it too, and leaves the outputs consistent before it ends
+    finally:
         recorder.wait()
-        raise
-    return status or recorder.wait()
+    return status or recorder.returncode
 
 
 def say_recorded() -> None:
