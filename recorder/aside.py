@@ -2,12 +2,12 @@
 
 Updating the notebooks after the record step starts with imports and reading
 mkdocs.yml, none of which depends on the outputs. A child, not a thread: imports
-hold the GIL, which the snippets need. The child
-gets ready, then waits for the word. If the record step fails or is
-interrupted, the child is stopped instead, having changed nothing; if this
-process dies, the child reads the end of its input and stops too.
+hold the GIL, which the snippets need. The child gets ready, then waits for the
+word. If the record step fails or is interrupted, the child is stopped instead,
+having changed nothing; if this process dies, the child reads the end of its
+input and stops too.
 
-    parent:  with Aside("recorder.notebook", root) as child: ...; child.go()
+    parent:  with Aside("recorder.notebook", str(root)) as child: ...; child.go()
     child:   run_child(get_ready, work)
 """
 
@@ -29,23 +29,22 @@ GO = "go\n"  # what the child waits for; anything else, or nothing, means "stop"
 @dataclass(frozen=True)
 class Done:
     returncode: int
-    stdout: str  # empty unless captured
+    stdout: str
     stderr: str
 
 
 class Aside:
-    """`python -m MODULE ARGS` in `cwd` (default: here), started now; `capture` keeps its output for `go`."""
+    """`python -m MODULE ARGS` in `cwd` (default: here), started now; `go` returns what it printed."""
 
-    def __init__(self, module: str, *args: str, cwd: Path | None = None, capture: bool = False) -> None:
-        piped = subprocess.PIPE if capture else None
+    def __init__(self, module: str, *args: str, cwd: Path | None = None) -> None:
         self._process = subprocess.Popen([sys.executable, "-m", module, *args], cwd=cwd, text=True,
-                                         stdin=subprocess.PIPE, stdout=piped, stderr=piped)
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def go(self) -> Done:
         """Tell the child to do its work, and wait until it has."""
         # If it stopped while getting ready (a broken mkdocs.yml, say), the word goes unheard: its status says so.
         stdout, stderr = self._process.communicate(GO)
-        return Done(self._process.returncode, stdout or "", stderr or "")
+        return Done(self._process.returncode, stdout, stderr)
 
     def stop(self) -> None:
         self._process.kill()
@@ -72,12 +71,7 @@ def run_child(get_ready: Callable[[], object], work: Callable[[], int]) -> NoRet
     status = 0
     if sys.stdin.readline() == GO:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        try:
-            status = work()
-        except SystemExit as exit_:  # a command line run as the work, e.g. MkDocs'
-            status = exit_.code if isinstance(exit_.code, int) else 0 if exit_.code is None else 1
-            if isinstance(exit_.code, str):
-                print(exit_.code, file=sys.stderr)
+        status = work()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status)

@@ -34,7 +34,7 @@ class Recording:
     def update_notebooks_aside(self, root: Path) -> None:
         """Have a child import and read what the notebooks' update needs (most of its second)
         on the other core, while the model loads here."""
-        self.notebooks = self.children.enter_context(aside.Aside("recorder.notebook", str(root), capture=True))
+        self.notebooks = self.children.enter_context(aside.Aside("recorder.notebook", str(root)))
 
 
 @contextmanager

@@ -58,7 +58,7 @@ def ended(pid: int) -> bool:
 
 
 def test_told_to_go_it_works_and_what_it_printed_comes_back(folder: Path) -> None:
-    with aside.Aside("child", cwd=folder, capture=True) as child:
+    with aside.Aside("child", cwd=folder) as child:
         pid = ready(folder)
         os.kill(pid, signal.SIGINT)  # Ctrl-C while it waits: the parent decides, not the child
         done = child.go()
@@ -68,7 +68,7 @@ def test_told_to_go_it_works_and_what_it_printed_comes_back(folder: Path) -> Non
 
 def test_when_the_step_before_it_fails_it_is_stopped_before_it_works(folder: Path) -> None:
     with pytest.raises(ValueError, match="the record step failed"):
-        with aside.Aside("child", cwd=folder, capture=True):
+        with aside.Aside("child", cwd=folder):
             pid = ready(folder)
             raise ValueError("the record step failed")
     assert ended(pid)
@@ -80,7 +80,7 @@ def test_when_its_parent_dies_it_stops_without_working(folder: Path) -> None:
         import os, signal, time
         from pathlib import Path
         from recorder import aside
-        child = aside.Aside("child", capture=True)
+        child = aside.Aside("child")
         while not Path("ready").exists():
             time.sleep(0.02)
         os.kill(os.getpid(), signal.SIGKILL)
