@@ -5,19 +5,21 @@ export NO_MKDOCS_2_WARNING := 1
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# Named after the hash of what it installs: an edited requirements.txt reinstalls, a touched one does not.
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt pyproject.toml | sha256sum | cut -c1-16)
 NPM_STAMP := node_modules/.installed
 
 # make record FORCE=1 re-runs every snippet; PUBLISHED=1 attaches the article's
 # outputs for model snippets (offline); TIMEOUT=<seconds> per snippet.
 RECORD_FLAGS := $(if $(FORCE),--force) $(if $(PUBLISHED),--published) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
-.PHONY: help record site build record-then-build serve check diff test bench audit compat clean
+.PHONY: help record site serve check diff test bench audit compat clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP):
+	rm -f $(VENV)/.installed-*
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
@@ -27,34 +29,12 @@ $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
 
-# What the record step reads. `make site` runs it only when one of these changed since it
-# last succeeded (FORCE=1 and PUBLISHED=1 always run it); the build refuses any drift anyway.
-RECORD_INPUTS := mkdocs.yml requirements.txt \
-	$(wildcard recorder/*.py snippets/*.py published/* outputs/* docs/*.md docs/notebooks/*)
-RECORDED := outputs/.recorded
-ifneq ($(FORCE)$(PUBLISHED),)
-.PHONY: $(RECORDED)
-endif
-
 record: $(STAMP) ## Re-run stale snippets and record their outputs (FORCE=1, PUBLISHED=1, TIMEOUT=s)
 	$(BIN)/python -m recorder record $(RECORD_FLAGS)
-	@touch $(RECORDED)
 
-$(RECORDED): $(STAMP) $(RECORD_INPUTS)
-	@$(MAKE) --no-print-directory record
-
-# The record step runs only when something it reads changed since it last succeeded; then
-# `recorder site` records in a child and builds, MkDocs getting ready on the other core while the snippets run.
+# The build records what its content hashes find stale first, in its own process: imports are paid once.
 site: $(STAMP) ## Record what is stale, then build the site strictly into site/
-	+@if $(MAKE) --no-print-directory --question $(RECORDED); then $(MAKE) --no-print-directory build; \
-	else $(MAKE) --no-print-directory record-then-build; fi
-
-build: $(STAMP)
-	$(BIN)/python -m mkdocs build --strict
-
-record-then-build: $(STAMP)
-	$(BIN)/python -m recorder site$(if $(strip $(RECORD_FLAGS)), $(strip $(RECORD_FLAGS)))
-	@touch $(RECORDED)
+	RECORD_STALE=true $(BIN)/python -m mkdocs build --strict
 
 # Recording may fail (no model here): the preview then marks the stale outputs instead.
 serve: $(STAMP) ## Live preview on http://127.0.0.1:8000, reloading on page and snippet edits

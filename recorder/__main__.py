@@ -1,4 +1,4 @@
-"""Command line of the record step: `python -m recorder [record|site|check|diff|pr-record|compat] ...`."""
+"""Command line of the record step: `python -m recorder [record|check|diff|pr-record|compat] ...`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from recorder import check, compat_table, diff, pr_record, site
+from recorder import check, compat_table, diff, pr_record
 from recorder.compat import make_compat
 from recorder.errors import RecorderError
 from recorder.record import DEFAULT_TIMEOUT, attach, record
@@ -19,14 +19,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: here)")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    for name, help_ in (("record", "re-run stale snippets and record their outputs"),
-                        ("site", "record as `record` does (in a child), then `mkdocs build --strict`, "
-                                 "MkDocs getting ready while the snippets run")):
-        run = commands.add_parser(name, help=help_)
-        run.add_argument("--force", action="store_true", help="re-run every snippet")
-        run.add_argument("--published", action="store_true",
-                         help="attach the article's published outputs for model snippets (offline)")
-        run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
+    run = commands.add_parser("record", help="re-run stale snippets and record their outputs")
+    run.add_argument("--force", action="store_true", help="re-run every snippet")
+    run.add_argument("--published", action="store_true",
+                     help="attach the article's published outputs for model snippets (offline)")
+    run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
 
     commands.add_parser("check", help="list recorded outputs that disagree with the snippets")
 
@@ -48,15 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     root = args.root.resolve()
     try:
-        if args.command == "site":
-            flags = [*(["--force"] if args.force else []), *(["--published"] if args.published else []),
-                     "--timeout", str(args.timeout)]
-            return site.record_then_build(root, [sys.executable, "-m", "recorder", "--root", str(root),
-                                                 "record", *flags])
         if args.command == "record":
             (attach if args.published else record)(root, force=args.force, timeout=args.timeout,
                                                     report=partial(print, flush=True))
-            site.say_recorded()
         elif args.command == "check":
             found = check.problems(root)
             for problem in found:

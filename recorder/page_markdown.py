@@ -37,7 +37,7 @@ from markdown.util import ETX, STX
 
 from recorder import compat_page
 from recorder.compat_table import CompatError
-from recorder.directives import (Block, Compatibility, Directive, Example, Figure, Provenance, Snippet,
+from recorder.directives import (Block, Compatibility, Directive, Example, Figure, Provenance, Listing,
                                  Value)
 from recorder.pages import (PageError, Recorded, check_include, code_block, highlighted_lines, render_figure,
                             render_output)
@@ -56,11 +56,11 @@ _VALUES_PRIORITY = 75
 class PreparedPage:
     """A page's directives, each with what it becomes; the conversion records what it used."""
 
-    fences: list[tuple[Snippet, list[str]]] = field(default_factory=list)  # lines replacing the directive's
+    fences: list[tuple[Listing, list[str]]] = field(default_factory=list)  # lines replacing the directive's
     outputs: list[tuple[Block, str]] = field(default_factory=list)  # HTML for its own paragraph
     values: dict[str, str] = field(default_factory=dict)  # directive as written -> escaped text
     quoted: Counter[str] = field(default_factory=Counter)  # how often the page writes each value
-    placed: set[Snippet] = field(default_factory=set)  # fences the conversion put in
+    placed: set[Listing] = field(default_factory=set)  # fences the conversion put in
     shown: set[Block] = field(default_factory=set)  # outputs it put in
     replaced: Counter[str] = field(default_factory=Counter)
 
@@ -88,7 +88,7 @@ def prepare(directives: list[Directive], recorded: Recorded, page_url: str) -> P
         if isinstance(directive, Value):
             prepared.values[directive.text] = _text(recorded.value(directive.name))
             prepared.quoted[directive.text] += 1
-        elif isinstance(directive, Snippet):
+        elif isinstance(directive, Listing):
             prepared.fences.append((directive, _fence(directive, recorded)))
             if isinstance(directive, Example):
                 name = directive.file.removesuffix(".py")
@@ -104,7 +104,7 @@ def _text(value: str) -> str:
     return html.escape(value.replace(STX, "").replace(ETX, ""), quote=False)
 
 
-def _fence(directive: Snippet, recorded: Recorded) -> list[str]:
+def _fence(directive: Listing, recorded: Recorded) -> list[str]:
     """The lines replacing a code or example directive: its fenced block, then the directive
     again, for an example, as the paragraph its output takes."""
     check_include(recorded.root, directive.file, directive.section)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,12 @@ from pymdownx.snippets import SnippetPreprocessor
 
 from recorder.errors import RecorderError
 from recorder.inline_svg import UnsafeFigure, accessible_svg
-from recorder.pinned import MODEL_ID, OUTPUTS_DIR, SNIPPETS_DIR, short
+from recorder import store
+from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR, WEIGHTS_FILE, short
+from recorder.project import Project
 from recorder.provenance import record_details, source_href
 from recorder.repository import Repository
+from recorder.snippets import pins
 
 # The marker pattern pymdownx.snippets itself uses, so line numbers count what it includes.
 _SECTION_MARKER = SnippetPreprocessor.RE_SNIPPET_SECTION
@@ -38,35 +42,66 @@ class PageError(RecorderError):
 
 @dataclass(frozen=True)
 class Recorded:
-    """What the pages may read: the manifest, the output texts, named values, and where the repository is."""
+    """What a page may read: the manifest, the output texts, its named values, and where the repository is."""
 
     root: Path
     manifest: dict[str, dict[str, Any]]
-    values: dict[str, dict[str, str]]
     stale: dict[str, str]  # snippet name -> why its output is stale (only while previewing)
     repository: Repository | None = None  # None: sources are linked to their copies inside the site
+    part: str = ""  # the page's part: its values read the outputs of snippets/<part>/
+    values: Mapping[str, Any] = field(default_factory=dict)  # the page's front matter `values:`
+    builtins: Mapping[str, str] = field(default_factory=dict)  # values every page may quote
+    parts: Mapping[str, str] = field(default_factory=dict)  # part -> its title, in the navigation's order
+
+    def stale_as(self, stale: dict[str, str]) -> Recorded:
+        return replace(self, stale=stale)
+
+    def with_parts(self, parts: Mapping[str, str]) -> Recorded:
+        return replace(self, parts=parts)
+
+    def for_page(self, part: str, values: Any) -> Recorded:
+        """What the page of `part`, declaring `values` in its front matter, may read."""
+        if not isinstance(values, dict) or not all(
+            isinstance(spec, dict) and set(spec) == {"output", "pattern"} for spec in values.values()
+        ):
+            raise PageError("each entry of `values:` in the front matter needs exactly `output` (a snippet "
+                            "of the page's folder) and `pattern` (a regular expression with one group).")
+        return replace(self, part=part, values=values)
 
     def output(self, name: str) -> str:
         path = self.root / OUTPUTS_DIR / f"{name}.txt"
         if name not in self.manifest or not path.exists():
-            raise PageError(f"snippets/{name}.py has no recorded output. Run `make record`.")
+            raise PageError(f"{SNIPPETS_DIR}/{name}.py has no recorded output. Run `make record`.")
         # Recorded outputs are valid UTF-8; one edited by hand may not be, and the
         # preview must still render it (beside its stale warning) rather than crash.
         return path.read_text(encoding="utf-8", errors="replace")
 
     def value(self, name: str) -> str:
+        if name in self.builtins and name not in self.values:
+            return self.builtins[name]
         spec = self.values.get(name)
         if spec is None:
-            known = ", ".join(sorted(self.values)) or "none"
-            raise PageError(f"unknown value `{name}` (known: {known}). Declare it under "
-                            "extra.recorded_values in mkdocs.yml.")
-        match = re.search(spec["pattern"], self.output(spec["output"]), re.M)
+            known = ", ".join(sorted({*self.values, *self.builtins})) or "none"
+            raise PageError(f"unknown value `{name}` (known: {known}). Declare it under `values:` in the "
+                            "page's front matter.")
+        output = f"{self.part}/{spec['output']}"
+        match = re.search(spec["pattern"], self.output(output), re.M)
         if match is None or match.re.groups != 1:
             raise PageError(
                 f"value `{name}`: pattern {spec['pattern']!r} (one group) finds nothing in "
-                f"{OUTPUTS_DIR}/{spec['output']}.txt. Fix the pattern in mkdocs.yml to match that output."
+                f"{OUTPUTS_DIR}/{output}.txt. Fix the pattern in the page's front matter to match that output."
             )
         return match.group(1)
+
+
+def recorded(project: Project, repository: Repository | None = None,
+             manifest: dict[str, dict[str, Any]] | None = None) -> Recorded:
+    """What the pages of `project` may read; a record run passes the manifest it has read already."""
+    manifest = store.read_manifest(project.root) if manifest is None else manifest
+    transformers = pins(project.root).get("transformers", "transformers==?").partition("==")[2]
+    builtins = {"pinned_model": MODEL_ID, "pinned_revision": REVISION, "pinned_transformers": transformers}
+    return Recorded(project.root, manifest, {}, repository, builtins=builtins,
+                    parts={part.name: part.name for part in project.parts()})
 
 
 def check_include(root: Path, file: str, section: str | None) -> None:
@@ -137,7 +172,7 @@ def render_output(recorded: Recorded, name: str, page_url: str) -> str:
 
 def render_figure(recorded: Recorded, name: str, alt: str, page_url: str) -> str:
     try:
-        svg = accessible_svg(recorded.output(name), alt, figure_id=f"figure-{name}",
+        svg = accessible_svg(recorded.output(name), alt, figure_id=f"figure-{name.replace('/', '-')}",
                              output=f"{OUTPUTS_DIR}/{name}.txt", source=f"{SNIPPETS_DIR}/{name}.py")
     except UnsafeFigure as error:
         raise PageError(str(error)) from None
@@ -183,8 +218,11 @@ def origin_line(entry: dict[str, Any]) -> str:
     else:
         origin = f"<strong>Executed by the build step</strong> on {date}"
         versions = entry.get("versions", {})
-        if model:
-            gpt2 += f", weights sha256 <code>{model['files']['model.safetensors'][:12]}…</code> verified"
+        if model and model.get("loaded") == "tokenizer":
+            files = " and ".join(f"<code>{html.escape(name)}</code>" for name in model["files"])
+            gpt2 = f"GPT-2's tokenizer <code>{MODEL_ID}@{short(model['revision'])}</code>, {files} sha256 verified"
+        elif model:
+            gpt2 += f", weights sha256 <code>{model['files'][WEIGHTS_FILE][:12]}…</code> verified"
         notes = []
     named = [f"{label} {html.escape(str(versions[package]))}"
              for package, label in _PROVENANCE_VERSIONS.items() if versions.get(package)]

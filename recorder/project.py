@@ -1,15 +1,12 @@
-"""The project as mkdocs.yml describes it to the record step and the pages.
+"""The project as mkdocs.yml and its folders describe it: the plugin's options, and the parts of the series.
 
-`extra:` in mkdocs.yml holds what the site states and the code reads:
-`recorded_values` (numbers the prose quotes), `published_with` (what the
-article's run used) and `notebooks` (the pages with a companion notebook).
-Each is checked here, once, with a message that names mkdocs.yml and the fix.
+The plugin's options are declared once, here, as MkDocs `config_options`: a
+build gets them validated by MkDocs itself; the record step, which reads
+mkdocs.yml without loading any plugin (mkdocs-jupyter alone would cost it a
+second), validates the same entry with the same class.
 
-The record step loads the configuration without plugins (`load`): none of
-this depends on them, and loading them (mkdocs-jupyter above all) would cost
-every run a second. One process loads it once: a record run and the forks
-the tests make of one reuse it. The MkDocs hook wraps the configuration
-MkDocs loaded (`from_config`).
+A part is a page `docs/<part>.md` and its folder `snippets/<part>/`; its
+companion notebook is `docs/notebooks/<part>.ipynb`, written by `make record`.
 """
 
 from __future__ import annotations
@@ -19,71 +16,104 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mkdocs.config import config_options as c
 from mkdocs.config import load_config
+from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 
-from recorder.store import RecordError
+from recorder import snippets
+from recorder.errors import RecorderError
+from recorder.pinned import SNIPPETS_DIR
 
 CONFIG_FILE = "mkdocs.yml"
+PLUGIN = "recorded-outputs"  # the plugin's name under `plugins:`, its entry point
+NOTEBOOKS_DIR = "notebooks"
+
+
+class ProjectError(RecorderError):
+    """mkdocs.yml or the folders of the parts say something the code cannot use."""
+
+
+class _Versions(c.DictOfItems):
+    """Package names with their versions, as quoted strings; at least one."""
+
+    def __init__(self) -> None:
+        super().__init__(c.Type(str))
+
+    def run_validation(self, value: object) -> dict[str, str]:
+        versions = super().run_validation(value)
+        if not versions:
+            raise c.ValidationError('name each package with its version, quoted, e.g. {transformers: "5.17.0"}')
+        return versions
+
+
+class PluginConfig(Config):
+    """`- recorded-outputs:` under `plugins:` in mkdocs.yml."""
+
+    # What the article states its published outputs were produced with, recorded with each
+    # output `make record PUBLISHED=1` attaches.
+    published_with = _Versions()
+    # The llms.txt section that lists the parts, after the pages mkdocs.yml names there.
+    llms_section = c.Type(str, default="Series")
+    # Record what is stale (by content hashes) before building, in the build's own process,
+    # instead of refusing to build; `make site` turns it on.
+    record_stale = c.Type(bool, default=False)
+
+
+@dataclass(frozen=True)
+class Part:
+    name: str  # its folder in snippets/, e.g. "token-embeddings"
+    page: str  # its page in docs/, e.g. "token-embeddings.md"
+
+    @property
+    def notebook(self) -> str:
+        """Its companion notebook in docs/."""
+        return f"{NOTEBOOKS_DIR}/{self.name}.ipynb"
 
 
 @dataclass(frozen=True)
 class Project:
     root: Path  # absolute, so that paths in messages work from anywhere
     config: MkDocsConfig
-    recorded_values: dict[str, dict[str, str]]
-    published_with: dict[str, str]
-    notebooks: tuple[str, ...]  # pages of docs/ with a companion notebook, e.g. "token-embeddings.md"
+    options: PluginConfig
 
     @classmethod
     def load(cls, root: Path) -> Project:
-        """The project in `root`, its mkdocs.yml read once per process while it stays unchanged."""
+        """The project in `root`, as the record step reads it; read once per process per content of mkdocs.yml."""
         path = root.resolve() / CONFIG_FILE
-        stat = path.stat()
-        return _load(path, stat.st_mtime_ns, stat.st_size)
-
-    @classmethod
-    def from_config(cls, config: MkDocsConfig) -> Project:
-        extra = config.extra
-        return cls(
-            root=Path(config.config_file_path).resolve().parent,
-            config=config,
-            recorded_values=_recorded_values(extra.get("recorded_values", {})),
-            published_with=_published_with(extra.get("published_with")),
-            notebooks=_notebooks(extra.get("notebooks", [])),
-        )
+        return _load(path, path.read_bytes())
 
     @property
     def docs_dir(self) -> Path:
         return Path(self.config.docs_dir)
 
+    def parts(self) -> list[Part]:
+        """Every folder of snippets/ with its page; a folder without one is an error."""
+        found = [Part(name, f"{name}.md") for name in snippets.parts(self.root)]
+        for part in found:
+            if not (self.docs_dir / part.page).is_file():
+                raise ProjectError(f"{SNIPPETS_DIR}/{part.name}/ has no page: a part is a page and a folder. "
+                                   f"Write docs/{part.page}, or move the folder's snippets into a part's folder.")
+        return found
+
 
 @cache
-def _load(path: Path, mtime_ns: int, size: int) -> Project:  # the stat makes an edited file a new key
-    return Project.from_config(load_config(config_file=str(path), plugins=[]))
+def _load(path: Path, content: bytes) -> Project:  # `content` makes an edited file a new key
+    config = load_config(config_file=str(path), plugins=[])
+    raw = config.user_configs[0].get("plugins") or []
+    entries = [entry for entry in raw if entry == PLUGIN or isinstance(entry, dict) and PLUGIN in entry]
+    if not entries:
+        raise ProjectError(f"{path.name} does not list the `{PLUGIN}` plugin under `plugins:`; the pages' "
+                           f"directives and the record step both need it. Add `- {PLUGIN}:` with its options.")
+    return Project(path.parent, config, validated(entries[0][PLUGIN] if isinstance(entries[0], dict) else {}))
 
 
-def _recorded_values(values: Any) -> dict[str, dict[str, str]]:
-    if not isinstance(values, dict) or not all(
-        isinstance(spec, dict) and set(spec) == {"output", "pattern"} for spec in values.values()
-    ):
-        raise RecordError("mkdocs.yml: each extra.recorded_values entry needs exactly `output` and `pattern`.")
-    return values
-
-
-def _published_with(versions: Any) -> dict[str, str]:
-    if not (isinstance(versions, dict) and versions
-            and all(isinstance(key, str) and isinstance(value, str) for key, value in versions.items())):
-        found = "has no extra.published_with" if versions is None else f"has extra.published_with: {versions!r}"
-        raise RecordError(
-            f"mkdocs.yml {found}. It must say what the article's outputs were produced with: under `extra:`, "
-            'each package with its version, quoted, e.g. `published_with: {transformers: "5.17.0"}`.'
-        )
-    return dict(versions)
-
-
-def _notebooks(pages: Any) -> tuple[str, ...]:
-    if not (isinstance(pages, list) and all(isinstance(page, str) and page.endswith(".md") for page in pages)):
-        raise RecordError(f"mkdocs.yml has extra.notebooks: {pages!r}. List the pages of docs/ that have a "
-                           "companion notebook, e.g. `notebooks: [token-embeddings.md]`.")
-    return tuple(pages)
+def validated(options: Any) -> PluginConfig:
+    """The plugin's options checked as MkDocs checks them; an error names mkdocs.yml and the option."""
+    plugin_config = PluginConfig(config_file_path=CONFIG_FILE)
+    plugin_config.load_dict(options or {})
+    errors, _ = plugin_config.validate()
+    if errors:
+        raise ProjectError("\n".join(f"{CONFIG_FILE}: plugin `{PLUGIN}`, option `{name}`: {error}"
+                                     for name, error in errors))
+    return plugin_config

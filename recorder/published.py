@@ -145,16 +145,16 @@ def attach(root: Path, targets: list[Snippet], *, timeout: float, report: Report
 
 
 def reported_with(root: Path) -> dict[str, str]:
-    """What the article states its outputs were produced with: `extra.published_with` in mkdocs.yml."""
+    """What the article states its outputs were produced with: the plugin's `published_with` in mkdocs.yml."""
     from recorder.project import Project  # here: reading mkdocs.yml costs a record run that attaches nothing 0.2 s
 
-    return Project.load(root).published_with
+    return dict(Project.load(root).options.published_with)
 
 
 def to_confirm(snippets: dict[str, Snippet], entries: dict[str, Any]) -> list[Snippet]:
     """Outputs taken from the published run are re-executed whenever GPT-2 can be loaded."""
     pending = [snippet for name, snippet in snippets.items()
-               if snippet.needs_model and entries.get(name, {}).get("origin") == "published"]
+               if snippet.loads == "weights" and entries.get(name, {}).get("origin") == "published"]
     return pending if pending and hub.model_within_reach() else []
 
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import platform
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from recorder import aside, download, hub, published, store
+from recorder import download, hub, published, store
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
+from recorder.project import Project
 from recorder.runner import Report, quiet_libraries, run_all
 from recorder.snippets import Snippet, discover, key_for, sha256_bytes, source_hashes, versions_for
 
@@ -28,40 +29,22 @@ class Recording:
 
     snippets: dict[str, Snippet]
     manifest: dict[str, dict[str, Any]]
-    children: ExitStack = field(default_factory=ExitStack, repr=False)  # `recording` stops them if the run fails
-    notebooks: aside.Aside | None = None  # the child that updates the notebooks, if one was started
-
-    def update_notebooks_aside(self, root: Path) -> None:
-        """Have a child import and read what the notebooks' update needs (most of its second)
-        on the other core, while the model loads here."""
-        self.notebooks = self.children.enter_context(aside.Aside("recorder.notebook", str(root)))
 
 
 @contextmanager
-def recording(root: Path, report: Report) -> Iterator[Recording]:
+def recording(root: Path, report: Report, project: Project | None = None) -> Iterator[Recording]:
     """Hold the record lock with any interrupted run finished, and yield the snippets and manifest.
 
     The companion notebooks are brought up to date before the lock is let go,
     so they never lag behind the outputs; a failed run leaves them as they were.
     """
-    with store.exclusive(root), ExitStack() as children:
+    with store.exclusive(root):
         store.recover(root)
-        current = Recording(discover(root), store.read_manifest(root), children)
+        current = Recording(discover(root), store.read_manifest(root))
         yield current
-        _update_notebooks(root, report, current)
+        from recorder import notebook  # here: a run that records nothing never imports nbformat
 
-
-def _update_notebooks(root: Path, report: Report, current: Recording) -> None:
-    if current.notebooks is None:
-        from recorder import notebook  # here: a run that updates them aside never imports it
-
-        notebook.update(root, report, current.manifest)
-        return
-    done = current.notebooks.go()  # it reads the manifest this run saved
-    for line in done.stdout.splitlines():
-        report(line)
-    if done.returncode != 0:
-        raise store.RecordError(done.stderr.strip() or f"updating the notebooks ended with status {done.returncode}")
+        notebook.update(project or Project.load(root), report, current.manifest)
 
 
 def stale(root: Path, current: Recording, *, force: bool) -> list[Snippet]:
@@ -75,7 +58,7 @@ def entry(root: Path, snippet: Snippet, output: bytes, *, origin: str, seconds: 
           model: dict[str, Any] | None, **extra: Any) -> dict[str, Any]:
     return {
         "source": snippet.relative(root),
-        "output": f"{OUTPUTS_DIR}/{snippet.name}.txt",
+        "output": store.output_path(root, snippet.name).relative_to(root).as_posix(),
         "output_sha256": sha256_bytes(output),
         "key": key_for(snippet, root),
         "sources": source_hashes(snippet, root),
@@ -99,46 +82,48 @@ def save(root: Path, current: Recording, fresh: dict[str, tuple[bytes, dict[str,
         files[f"{name}.txt"] = output
         entries[name] = new_entry
     files[store.MANIFEST_NAME] = store.manifest_bytes(entries)
-    store.commit(root, files, remove=[f"{name}.txt" for name in removed])
+    orphans = [path.relative_to(store.outputs_dir(root)).as_posix() for path in store.orphans(root, current.snippets)]
+    store.commit(root, files, remove=[f"{name}.txt" for name in removed] + orphans)
     current.manifest = entries
 
 
 def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
-           report: Report = print, pinned_weights: bool = True) -> int:
+           report: Report = print, pinned_files: bool = True, project: Project | None = None) -> int:
     """Re-run stale snippets and record them; returns how many were recorded.
 
-    With `pinned_weights=False` the weights loaded are hashed but not compared
+    With `pinned_files=False` the files of GPT-2 loaded are hashed but not compared
     with the pinned sha256: only the benchmark does that, to record its stand-in
     into a throwaway copy of the project; the command line always compares.
     """
-    with recording(root, report) as current:
+    with recording(root, report, project) as current:
         snippets, previous = current.snippets, current.manifest
         targets = stale(root, current, force=force)
         targets += [s for s in published.to_confirm(snippets, previous) if s not in targets]
-        dropped = set(previous) - set(snippets)
-        if not targets and not dropped:
+        if not targets and set(previous) <= set(snippets) and not store.orphans(root, snippets):
             report(f"{OUTPUTS_DIR}/ is up to date ({len(snippets)} snippets).")
             return 0
         quiet_libraries()
-        if any(snippet.needs_model for snippet in targets):
-            current.update_notebooks_aside(root)
-            online = _configure_hub(root, targets)
-            report(f"GPT-2 {MODEL_ID}@{REVISION[:7]}: {'hub reachable' if online else 'offline, from the local cache'}")
-            if online:  # a failed download stops here, before any snippet runs
+        loads = {snippet.loads for snippet in targets}
+        if loads - {None}:
+            weights = "weights" in loads
+            online = _configure_hub(root, targets, weights=weights)
+            what = "GPT-2" if weights else "GPT-2's tokenizer"
+            report(f"{what} {MODEL_ID}@{REVISION[:7]}: {'hub reachable' if online else 'offline, from the local cache'}")
+            if online and weights:  # a failed download stops here, before any snippet runs
                 download.fetch_pinned(report)
-            cached = hub.cached_weights()
-            if cached is not None:  # the weights the snippets will load: hash them while they run
-                hub.hash_ahead(cached.parent)
+        tokenizer = hub.tokenizer_snapshot() if "tokenizer" in loads else None
         runs = run_all(root, targets, timeout=timeout, report=report)
-        model = None
-        if any(run.snippet.needs_model for run in runs):
+        gpt2: dict[str | None, dict[str, Any] | None] = {None: None}
+        if tokenizer is not None:
+            files = hub.verify_tokenizer(tokenizer) if pinned_files else hub.snapshot_digests(tokenizer)
+            gpt2["tokenizer"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}
+        if any(run.snippet.loads == "weights" for run in runs):
             snapshot = hub.loaded_snapshot((root / SNIPPETS_DIR).resolve(), [run.namespace for run in runs])
-            files = hub.verify_snapshot(snapshot) if pinned_weights else hub.snapshot_digests(snapshot)
-            model = {"id": MODEL_ID, "revision": REVISION, "files": files}
+            files = hub.verify_snapshot(snapshot) if pinned_files else hub.snapshot_digests(snapshot)
+            gpt2["weights"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "weights", "files": files}
         published.compare(root, runs, previous, report)
         fresh = {run.snippet.name: (run.stdout, entry(
-            root, run.snippet, run.stdout, origin="executed", seconds=run.seconds,
-            model=model if run.snippet.needs_model else None,
+            root, run.snippet, run.stdout, origin="executed", seconds=run.seconds, model=gpt2[run.snippet.loads],
         )) for run in runs}
         save(root, current, fresh)
         report(f"recorded {len(runs)} of {len(snippets)} snippets into {OUTPUTS_DIR}/")
@@ -148,7 +133,7 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
 def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
     """`make record PUBLISHED=1`: record the article's outputs for the stale model snippets."""
     with recording(root, report) as current:
-        targets = [s for s in stale(root, current, force=force) if s.needs_model]
+        targets = [s for s in stale(root, current, force=force) if s.loads == "weights"]
         if not targets:
             report("every model snippet's output is up to date; nothing to attach.")
             return 0
@@ -160,9 +145,9 @@ def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
         return len(fresh)
 
 
-def _configure_hub(root: Path, targets: list[Snippet]) -> bool:
+def _configure_hub(root: Path, targets: list[Snippet], *, weights: bool) -> bool:
     try:
-        return hub.configure()
+        return hub.configure(weights=weights)
     except hub.ModelUnavailable as error:
         if hint := published.offline_hint(root, targets):
             raise hub.ModelUnavailable(f"{error}{hint}") from None

@@ -120,10 +120,10 @@ def _reset_random_state() -> None:
 
 
 def snippet_modules(snippets_dir: Path) -> dict[str, ModuleType]:
-    """The modules of `snippets_dir` that snippets imported (like `pinned_gpt2`), by name."""
+    """The modules below `snippets_dir` that snippets imported (like `pinned_gpt2`), by name."""
     folder = snippets_dir.resolve()
     return {name: module for name, module in list(sys.modules.items())
-            if (path := getattr(module, "__file__", None)) and Path(path).parent == folder}
+            if (path := getattr(module, "__file__", None)) and Path(path).resolve().is_relative_to(folder)}
 
 
 def forget_snippet_modules(snippets_dir: Path) -> None:
@@ -132,10 +132,22 @@ def forget_snippet_modules(snippets_dir: Path) -> None:
         del sys.modules[name]
 
 
+_entered: list[Path] = []  # the part folder whose modules snippets import now
+
+
+def _enter_part(folder: Path) -> None:
+    """Make `folder`'s modules the ones snippets import: two parts may each have a `prompt.py`."""
+    if _entered == [folder]:
+        return
+    sys.path[:] = [entry for entry in sys.path if Path(entry) not in _entered]
+    forget_snippet_modules(folder.parent)
+    sys.path.insert(0, str(folder))
+    _entered[:] = [folder]
+
+
 def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
-    snippets_dir = snippet.path.parent
-    if str(snippets_dir) not in sys.path:
-        sys.path.insert(0, str(snippets_dir))
+    snippets_dir = snippet.path.parent.parent
+    _enter_part(snippet.path.parent)
     printed, noise = _CappedBuffer(), io.BytesIO()
     stdout, stderr = _text_stream(printed), _text_stream(noise)
     source = snippet.relative(root)

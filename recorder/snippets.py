@@ -1,4 +1,10 @@
-"""Find the snippets, what each one depends on, and the key that says when to re-run it.
+"""Find the snippets, what each one loads of GPT-2, and the key that says when to re-run it.
+
+A part of the series is a page `docs/<part>.md` with a folder `snippets/<part>/`.
+Each file of that folder is an example, named `<part>/<stem>`, unless another
+snippet imports it: then it is shared setup (like `pinned_gpt2.py`), with no
+output of its own, but part of the key of every snippet that imports it. A
+module at the top of `snippets/` (the figure writer) is shared by every part.
 
 Everything here reads files and package metadata only: deciding what is stale
 must never import torch or transformers.
@@ -9,10 +15,12 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
 from pathlib import Path
+from typing import Literal
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
@@ -20,27 +28,48 @@ from packaging.utils import canonicalize_name
 from recorder.errors import RecorderError
 from recorder.pinned import MODEL_ID, REVISION, SNIPPETS_DIR
 
-# Packages whose version can change what a snippet prints.
+# Packages whose version can change what a snippet prints, by what the snippet loads.
 VERSIONED_PACKAGES = ("torch", "transformers", "tokenizers", "safetensors", "huggingface_hub")
-# Importing this (directly or through another snippet) means a snippet loads GPT-2.
-MODEL_LIBRARY = "transformers"
 # What a reader installs: the packages the snippets import, each pinned as NAME==VERSION.
 REQUIREMENTS = "requirements.txt"
+# A name imported from transformers that loads weights (a model class or a pipeline); any
+# other import from transformers or huggingface_hub reaches only the tokenizer's files.
+_WEIGHTS_NAME = re.compile(r"Model|For[A-Z]|pipeline", re.I)
+_HUB_LIBRARIES = {"transformers", "huggingface_hub"}
+
+Loads = Literal["weights", "tokenizer"]
+
+
+class SnippetError(RecorderError):
+    """A snippet file that cannot be understood; the message names the file and the fix."""
 
 
 @dataclass(frozen=True)
 class Snippet:
-    name: str  # file stem, e.g. "row_lookup"
+    name: str  # "<part>/<stem>", e.g. "token-embeddings/row_lookup"
     path: Path
-    sources: tuple[Path, ...]  # the file and the local snippet modules it imports, transitively
+    sources: tuple[Path, ...]  # the file and the local modules it imports, transitively
     imports: frozenset[str]  # top-level third-party modules imported by any of `sources`
+    loads: Loads | None  # what of GPT-2 it loads from the hub: its weights, only its tokenizer, or nothing
 
     @property
-    def needs_model(self) -> bool:
-        return MODEL_LIBRARY in self.imports
+    def part(self) -> str:
+        return self.name.split("/")[0]
+
+    @property
+    def file(self) -> str:
+        """Its path under snippets/, e.g. "token-embeddings/row_lookup.py"."""
+        return f"{self.name}.py"
 
     def relative(self, root: Path) -> str:
         return self.path.relative_to(root).as_posix()
+
+
+@dataclass(frozen=True)
+class _Module:
+    path: Path
+    imports: frozenset[str]  # top-level modules
+    names: frozenset[tuple[str, str]]  # (module, name) of each `from module import name`
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -55,62 +84,70 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _top_level_imports(path: Path) -> set[str]:
+def _read(path: Path) -> _Module:
     try:
         tree = ast.parse(path.read_bytes(), filename=str(path))
     except SyntaxError as error:
-        raise SnippetError(
-            f"{path}:{error.lineno}: {error.msg}. Fix the syntax error in the snippet."
-        ) from None
-    names: set[str] = set()
+        raise SnippetError(f"{path}:{error.lineno}: {error.msg}. Fix the syntax error in the snippet.") from None
+    imports: set[str] = set()
+    names: set[tuple[str, str]] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
+            imports.update(alias.name.split(".")[0] for alias in node.names)
+            names.update((alias.name.split(".")[0], "*") for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
-    return names
+            top = node.module.split(".")[0]
+            imports.add(top)
+            names.update((top, alias.name) for alias in node.names)
+    return _Module(path, frozenset(imports), frozenset(names))
 
 
-class SnippetError(RecorderError):
-    """A snippet file that cannot be understood; the message names the file and the fix."""
+def _loads(modules: list[_Module]) -> Loads | None:
+    imported = [(module, name) for found in modules for module, name in found.names if module in _HUB_LIBRARIES]
+    if not imported:
+        return None
+    # `import transformers` could reach anything: it counts as loading weights.
+    if any(module == "transformers" and (name == "*" or _WEIGHTS_NAME.search(name)) for module, name in imported):
+        return "weights"
+    return "tokenizer"
+
+
+def parts(root: Path) -> list[str]:
+    """The folders of snippets/, each a part of the series."""
+    return sorted(path.name for path in (root / SNIPPETS_DIR).iterdir()
+                  if path.is_dir() and not path.name.startswith((".", "_")))
 
 
 def discover(root: Path) -> dict[str, Snippet]:
-    """Every example in `snippets/`, by name, in a stable order.
-
-    A file that other snippets import (like `pinned_gpt2.py`) is shared setup,
-    not an example: it has no output of its own, but it is part of the key of
-    every snippet that imports it.
-    """
-    folder = root / SNIPPETS_DIR
-    files = {path.stem: path for path in sorted(folder.glob("*.py"))}
-    direct = {name: _top_level_imports(path) for name, path in files.items()}
-
-    def closure(name: str) -> list[str]:
-        seen: list[str] = []
-        pending = [name]
-        while pending:
-            current = pending.pop()
-            if current in seen:
+    """Every example of every part, by name, in a stable order."""
+    shared = {path.stem: _read(path) for path in sorted((root / SNIPPETS_DIR).glob("*.py"))}
+    snippets: dict[str, Snippet] = {}
+    for part in parts(root):
+        files = {path.stem: _read(path) for path in sorted((root / SNIPPETS_DIR / part).glob("*.py"))}
+        local = {**shared, **files}  # a part's own module hides a shared one of the same name
+        imported = {module for found in files.values() for module in found.imports} & set(local)
+        for stem, found in files.items():
+            if stem in imported:
                 continue
-            seen.append(current)
-            pending.extend(sorted(module for module in direct[current] if module in files))
-        return [seen[0], *sorted(seen[1:])]
-
-    shared = set().union(*direct.values()) & set(files)
-    snippets = {}
-    for name in files:
-        if name in shared:
-            continue
-        local = closure(name)
-        third_party = set().union(*(direct[module] for module in local)) - set(files)
-        snippets[name] = Snippet(
-            name=name,
-            path=files[name],
-            sources=tuple(files[module] for module in local),
-            imports=frozenset(third_party),
-        )
+            modules = _closure(found, local)
+            third_party = set().union(*(module.imports for module in modules)) - set(local)
+            snippets[f"{part}/{stem}"] = Snippet(
+                name=f"{part}/{stem}", path=found.path, sources=tuple(module.path for module in modules),
+                imports=frozenset(third_party), loads=_loads(modules),
+            )
     return snippets
+
+
+def _closure(start: _Module, local: dict[str, _Module]) -> list[_Module]:
+    """`start` and the local modules it imports, transitively: itself first, then by path."""
+    seen = {start.path: start}
+    pending = [start]
+    while pending:
+        for name in sorted(pending.pop().imports & set(local)):
+            if local[name].path not in seen:
+                seen[local[name].path] = local[name]
+                pending.append(local[name])
+    return [start, *sorted((module for module in seen.values() if module is not start), key=lambda m: m.path)]
 
 
 @cache
@@ -123,10 +160,9 @@ def installed_version(distribution: str) -> str | None:
 
 def versions_for(snippet: Snippet) -> dict[str, str | None]:
     """Versions of the packages this snippet's output can depend on."""
-    if not snippet.imports & {"torch", MODEL_LIBRARY}:
-        return {}
-    wanted = VERSIONED_PACKAGES if snippet.needs_model else ("torch",)
-    return {package: installed_version(package) for package in wanted}
+    if snippet.loads is not None:
+        return {package: installed_version(package) for package in VERSIONED_PACKAGES}
+    return {"torch": installed_version("torch")} if "torch" in snippet.imports else {}
 
 
 def source_hashes(snippet: Snippet, root: Path) -> dict[str, str]:
@@ -138,7 +174,7 @@ def key_for(snippet: Snippet, root: Path) -> str:
     material = {
         "sources": source_hashes(snippet, root),
         "versions": versions_for(snippet),
-        "model": {"id": MODEL_ID, "revision": REVISION} if snippet.needs_model else None,
+        "model": {"id": MODEL_ID, "revision": REVISION, "loads": snippet.loads} if snippet.loads else None,
     }
     return sha256_bytes(json.dumps(material, sort_keys=True).encode())
 

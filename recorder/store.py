@@ -1,4 +1,4 @@
-"""The recorded outputs on disk: `outputs/<snippet>.txt` plus `outputs/manifest.json`.
+"""The recorded outputs on disk: `outputs/<part>/<snippet>.txt` plus `outputs/manifest.json`.
 
 A record run changes them as one transaction. New files are first written
 and synced into `outputs/.transaction/`; a `READY` file written last makes
@@ -109,7 +109,22 @@ def problems(root: Path, snippets: dict[str, Snippet] | None = None,
             f"{OUTPUTS_DIR}/{MANIFEST_NAME} records `{name}`, but snippets/{name}.py does not "
             "exist. Run `make record` to drop its output."
         )))
+    for path in orphans(root, snippets):
+        if path.relative_to(outputs_dir(root)).with_suffix("").as_posix() not in entries:
+            found.append(Problem("*", (
+                f"{path.relative_to(root)} belongs to no snippet (snippets/"
+                f"{path.relative_to(outputs_dir(root)).with_suffix('.py').as_posix()} does not exist). "
+                "Run `make record`, which removes it, or delete it."
+            )))
     return found
+
+
+def orphans(root: Path, snippets: dict[str, Snippet]) -> list[Path]:
+    """Output files in outputs/ that no snippet owns, such as one a removed snippet left behind."""
+    folder = outputs_dir(root)
+    return [path for path in sorted(folder.rglob("*.txt"))
+            if TRANSACTION not in path.relative_to(folder).parts
+            and path.relative_to(folder).with_suffix("").as_posix() not in snippets]
 
 
 def pending_transaction(root: Path) -> bool:
@@ -125,6 +140,7 @@ def _fsync_dir(path: Path) -> None:
 
 
 def _write_synced(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as stream:
         stream.write(data)
         stream.flush()
@@ -147,11 +163,15 @@ def recover(root: Path) -> None:
     ready = staging / READY
     if ready.exists():
         removals = json.loads(ready.read_text(encoding="utf-8"))["remove"]
-        for staged in sorted(staging.iterdir()):
-            if staged.name != READY:
-                os.replace(staged, outputs_dir(root) / staged.name)
+        for staged in sorted(path for path in staging.rglob("*") if path.is_file() and path != ready):
+            target = outputs_dir(root) / staged.relative_to(staging)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staged, target)
         for name in removals:
             (outputs_dir(root) / name).unlink(missing_ok=True)
+        for folder in sorted({(outputs_dir(root) / name).parent for name in removals}):
+            if folder != outputs_dir(root) and folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()  # the folder of a removed part
         _fsync_dir(outputs_dir(root))
     shutil.rmtree(staging)
 

@@ -1,6 +1,7 @@
 """One backward pass fills a gradient for the whole embedding matrix."""
 
-from pinned_gpt2 import input_ids, model
+from pinned_gpt2 import model
+from prompt import input_ids
 
 wte_weight = model.transformer.wte.weight
 

@@ -1,9 +1,14 @@
 """Figure: token ids 0, 1 and 3 select rows 0, 1 and 3 of the toy embedding table."""
 
+import sys
+from pathlib import Path
+
 import torch
 
-from svg_figure import Figure
 from toy_table import embedding_matrix, words
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/: the figure writer every part shares
+from svg_figure import Figure  # noqa: E402
 
 token_ids = [0, 1, 3]
 embeddings = embedding_matrix[torch.tensor(token_ids)]

@@ -2,7 +2,8 @@
 
 import torch
 
-from pinned_gpt2 import input_ids, model
+from pinned_gpt2 import model
+from prompt import input_ids
 
 # --8<-- [start:compare]
 embedding_matrix = model.transformer.wte.weight

@@ -4,7 +4,11 @@ It draws what the model snippets print without loading the model: the numbers
 below are theirs (the tests check them against outputs/).
 """
 
-from svg_figure import Figure
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/: the figure writer every part shares
+from svg_figure import Figure  # noqa: E402
 
 prompt_token_ids = [25423, 318, 5609, 703, 356]
 vocabulary_size, embedding_width = 50_257, 768

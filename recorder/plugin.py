@@ -1,0 +1,180 @@
+"""The MkDocs plugin `recorded-outputs`: embed recorded outputs in pages, and refuse to build on any drift.
+
+`mkdocs build` fails when a snippet changed since its output was recorded, an
+output or a companion notebook was edited by hand or not regenerated, an output
+is left that no snippet owns, or a page refers to something unrecorded. While
+previewing (`mkdocs serve`) the site still builds and the stale blocks carry a
+warning instead, so a writer can keep working without the model at hand.
+
+Each part (a page with a folder of snippets) is found here: its notebook, its
+rows in the provenance and compatibility tables, its entry in llms.txt.
+Built where GITHUB_SERVER_URL, GITHUB_REPOSITORY and GITHUB_SHA are set, pages
+link back to their files in the repository at the built commit (see
+recorder/repository.py); otherwise to the copies inside the site.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.livereload import LiveReloadServer
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
+from mkdocs.utils.meta import get_data
+
+from recorder import notebook, notebook_page, repository, store
+from recorder.compat_table import COMPAT_DIR
+from recorder.directives import parse, part_of
+from recorder.errors import RecorderError
+from recorder.page_markdown import PageDirectives, PreparedPage, prepare
+from recorder.pages import PageError, Recorded, recorded
+from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
+from recorder.project import PLUGIN, PluginConfig, Project
+from recorder.record import record
+
+log = logging.getLogger(f"mkdocs.plugins.{PLUGIN}")
+
+
+class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
+    def __init__(self) -> None:
+        self.previewing = False
+        self.extension = PageDirectives()
+        self.pages: dict[str, PreparedPage] = {}  # pages converted, until their conversion is checked
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.previewing = command == "serve"
+
+    def on_config(self, config: MkDocsConfig) -> None:
+        self.pages.clear()
+        try:
+            self.project = Project(Path(config.config_file_path).resolve().parent, config, self.config)
+            self.parts = {part.name: part for part in self.project.parts()}
+            found, problems = self._read(config)
+            if problems and self.config.record_stale and not self.previewing:
+                record(self.project.root, report=log.info, project=self.project)
+                found, problems = self._read(config)
+        except RecorderError as error:
+            raise PluginError(str(error)) from None
+        if problems and not self.previewing:
+            raise PluginError("recorded outputs are out of date:\n  " + "\n  ".join(p.message for p in problems))
+        # Logged below WARNING: `--strict` counts warnings and would stop the preview.
+        for problem in problems:
+            log.info("stale output, shown with a warning: %s", problem.message)
+        self.recorded = found.stale_as({p.snippet: p.message for p in problems})
+        # The extension renders only what on_page_markdown prepared: it means nothing without this plugin.
+        config.markdown_extensions.append(self.extension)
+
+    def _read(self, config: MkDocsConfig) -> tuple[Recorded, list[store.Problem]]:
+        """The recorded outputs, and every way they and the notebooks lag behind the sources."""
+        found = recorded(self.project, self._repository(config))
+        problems = store.problems(self.project.root, entries=found.manifest)
+        return found, problems + notebook.problems(self.project, found)
+
+    def _repository(self, config: MkDocsConfig) -> repository.Repository | None:
+        """The repository named by the environment, which also gives every page its edit link."""
+        found = repository.from_environment(os.environ)
+        if found is None:
+            if unset := repository.missing(os.environ):
+                log.info("%s not set: pages link to the copies inside the site, not to the repository.",
+                         ", ".join(unset))
+            return None
+        # Set here rather than with !ENV in mkdocs.yml: the URL joins two variables, which !ENV cannot.
+        config.repo_url = found.url
+        config.repo_name = found.name
+        config.edit_uri = repository.edit_uri(self._docs_path())
+        return found
+
+    def _docs_path(self) -> str:
+        """The pages' folder as the repository names it, e.g. "docs"."""
+        return self.project.docs_dir.resolve().relative_to(self.project.root).as_posix()
+
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        """Publish the snippet sources, so each output can link to the file that printed it, and the
+        manifest, so tools can read every output's record; list each part in llms.txt."""
+        root = self.project.root
+        for path in sorted((root / SNIPPETS_DIR).rglob("*.py")):
+            files.append(File.generated(config, path.relative_to(root).as_posix(), abs_src_path=str(path)))
+        manifest = root / OUTPUTS_DIR / MANIFEST_NAME
+        if manifest.is_file():  # a preview may run before anything was recorded
+            files.append(File.generated(config, f"{OUTPUTS_DIR}/{MANIFEST_NAME}", abs_src_path=str(manifest)))
+        self._list_parts_in_llms_txt(config)
+        return files
+
+    def _list_parts_in_llms_txt(self, config: MkDocsConfig) -> None:
+        llmstxt = config.plugins.get("llmstxt")
+        if llmstxt is None:
+            return
+        sections = llmstxt.config.sections
+        section = sections.setdefault(self.config.llms_section, [])
+        listed = {next(iter(item)) if isinstance(item, dict) else item for item in section}
+        for part in self.parts.values():
+            if part.page not in listed:
+                _, meta = get_data((self.project.docs_dir / part.page).read_text(encoding="utf-8"))
+                section.append({part.page: str(meta.get("description", ""))})
+
+    def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> None:
+        """Name each part as the navigation does, in its order, for the tables grouped by part."""
+        titles = {page.file.src_uri: page.title for page in nav.pages}
+        order = {uri: number for number, uri in enumerate(titles)}
+        self.recorded = self.recorded.with_parts({
+            part.name: titles.get(part.page) or part.name
+            for part in sorted(self.parts.values(), key=lambda part: order.get(part.page, len(order)))
+        })
+
+    def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        # Notebook pages arrive here as JSON; only Markdown pages hold directives.
+        if "{{" not in markdown or not page.file.src_uri.endswith(".md"):
+            return markdown
+        try:
+            page_recorded = self.recorded.for_page(part_of(page.file.src_uri), page.meta.get("values", {}))
+            prepared = prepare(parse(markdown, page.file.src_uri), page_recorded, page.url)
+        except PageError as error:
+            raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
+        self.extension.convert_next(prepared)  # MkDocs converts the page next
+        self.pages[page.file.src_uri] = prepared
+        return markdown
+
+    def on_page_context(self, context: dict[str, Any], *, page: Page, config: MkDocsConfig,
+                        nav: Navigation) -> dict[str, Any]:
+        """The links the theme's overrides show: a part's notebook, the page's file at the built commit,
+        and Colab for a notebook."""
+        part = self.parts.get(part_of(page.file.src_uri))
+        if part is not None:
+            context["notebook_url"] = get_relative_url(part.notebook.removesuffix(".ipynb") + "/", page.url)
+        found = self.recorded.repository
+        if found is None:
+            return context
+        path = f"{self._docs_path()}/{page.file.src_uri}"
+        context["view_url"] = found.at_commit(path)
+        if page.file.src_uri.endswith(".ipynb"):
+            page.edit_url = None  # generated by `make record`: an edit by hand fails the build
+            context["colab_url"] = found.colab(path)
+        return context
+
+    # Before the plugins that read the page (mkdocs-llmstxt converts it to Markdown): they must not
+    # see a notebook's remote loaders, nor a page whose directives did not all render.
+    @event_priority(50)
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        try:
+            if page.file.src_uri.endswith(".ipynb"):
+                return notebook_page.without_remote_loaders(html)
+            prepared = self.pages.pop(page.file.src_uri, None)
+            if prepared is not None:
+                prepared.check()
+        except PageError as error:
+            raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
+        return html
+
+    def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
+        for folder in (SNIPPETS_DIR, OUTPUTS_DIR, COMPAT_DIR):
+            server.watch(str(self.project.root / folder))
+        return server
+
