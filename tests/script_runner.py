@@ -27,7 +27,8 @@ def third_party_imports(scripts: list[Path]) -> set[tuple[str, str | None]]:
     """(module, name) for every `import module` / `from module import name` in the scripts'
     folders (a script may import its siblings) that is not itself a sibling."""
     siblings = {path for script in scripts for path in script.parent.glob("*.py")}
-    local = {path.stem for path in siblings}
+    shared = {path for script in scripts for path in script.parent.parent.glob("*.py")}  # snippets/'s own
+    local = {path.stem for path in siblings | shared}
     found: set[tuple[str, str | None]] = set()
     for path in siblings:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from recorder.notebook import with_copy_scripts_last, without_remote_loaders
+from recorder.notebook_page import without_remote_loaders
 from recorder.pages import PageError
 from recorder.published import check
 from recorder.runner import QUIET_LIBRARIES

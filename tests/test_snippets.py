@@ -22,13 +22,22 @@ def test_output_matches_what_the_site_shows(name: str, stand_in_outputs: list[di
     recorded = (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8")
     exact, by_form = check(name, recorded, [run[name] for run in stand_in_outputs], label=f"outputs/{name}.txt")
     assert exact + by_form == len(recorded.splitlines()) > 0
-    if not SNIPPETS[name].needs_model:
-        assert by_form == 0, "a model-free snippet must print the same thing every time"
+    if SNIPPETS[name].loads != "weights":
+        assert by_form == 0, "a snippet that loads no weights must print the same thing every time"
 
 
 def test_only_the_software_row_depends_on_weight_values(stand_in_outputs: list[dict[str, str]]) -> None:
     first, second = stand_in_outputs
-    assert {name for name in first if first[name] != second[name]} == {"software_row"}
+    assert {name for name in first if first[name] != second[name]} == {"token-embeddings/software_row"}
+
+
+def test_what_a_snippet_loads_is_read_from_its_imports() -> None:
+    """Weights only where a model class is imported; Part 1 and the prompt's ids need only the tokenizer."""
+    loads = {name: snippet.loads for name, snippet in SNIPPETS.items()}
+    assert loads["token-embeddings/software_row"] == "weights"
+    assert loads["token-embeddings/prompt_token_ids"] == "tokenizer"
+    assert loads["token-embeddings/row_lookup"] is None
+    assert {loads[name] for name in SNIPPETS if name.startswith("tokenization/")} == {"tokenizer"}
 
 
 @pytest.mark.slow
@@ -48,23 +57,28 @@ def test_snippets_run_on_their_own(stand_in_cache: Path, stand_in_outputs: list[
     assert printed == stand_in_outputs[0]  # the runner's, against the same checkpoint
 
 
-def test_model_snippets_load_the_pinned_revision_by_name() -> None:
+@pytest.mark.parametrize("path", sorted(
+    path.relative_to(ROOT).as_posix() for path in (ROOT / "snippets").rglob("*.py") if "from_pretrained" in path.read_text()
+))
+def test_snippets_load_the_pinned_revision_by_name(path: str) -> None:
     """The code a reader copies names the model and revision that the record step pins."""
-    tree = ast.parse((ROOT / "snippets" / "pinned_gpt2.py").read_text())
+    tree = ast.parse((ROOT / path).read_text())
     calls = [node for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "from_pretrained"]
-    assert len(calls) == 2
-    constants = {node.targets[0].id: node.value.value for node in tree.body
-                 if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)}
-    assert constants["REVISION"] == REVISION
+             if isinstance(node, ast.Call) and getattr(node.func, "attr", None) in ("from_pretrained", "hf_hub_download")]
+    assert calls
     for call in calls:
         assert call.args[0].value == MODEL_ID
-        assert [keyword.arg for keyword in call.keywords] == ["revision"]
+        assert "revision" in [keyword.arg for keyword in call.keywords]
+    revisions = [node.value.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                 and isinstance(node.value, ast.Constant) and getattr(node.targets[0], "id", "") == "REVISION"]
+    imported = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and any(alias.name == "REVISION" for alias in node.names)]
+    assert revisions == [REVISION] or imported
 
 
 def test_parameter_count_uses_the_recorded_table_shape() -> None:
     """The arithmetic's factors are the shape the model printed, not numbers typed twice."""
-    shape = (ROOT / "outputs" / "embedding_table.txt").read_text().splitlines()[1]
+    shape = (ROOT / "outputs" / "token-embeddings" / "embedding_table.txt").read_text().splitlines()[1]
     rows, width = (int(n) for n in shape.removeprefix("torch.Size([").removesuffix("])").split(", "))
-    count = (ROOT / "outputs" / "parameter_count.txt").read_text().strip()
+    count = (ROOT / "outputs" / "token-embeddings" / "parameter_count.txt").read_text().strip()
     assert count == f"{rows:,} × {width:,} = {rows * width:,}"
