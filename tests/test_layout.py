@@ -11,11 +11,11 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ("recorder", "hooks", "bench", "tools")
+FOLDERS = ("recorder", "bench", "tools")
 MAP = "## How the code is laid out"
 
 # recorder's layers, lowest first. A module imports only from its own layer and the ones before it.
-LAYERS = ("base", "record", "pages", "commands", "command line")
+LAYERS = ("base", "record", "pages", "commands", "plugin", "command line")
 RECORDER = {
     "errors": "base",
     "pinned": "base",
@@ -23,7 +23,6 @@ RECORDER = {
     "download": "record",
     "hub": "record",
     "runner": "record",
-    "aside": "record",
     "checkpoint": "record",
     "published": "record",
     "store": "record",
@@ -37,20 +36,20 @@ RECORDER = {
     "compat_page": "pages",
     "page_markdown": "pages",
     "notebook": "pages",
-    "unused_css": "pages",
-    "html_source": "pages",
+    "notebook_page": "pages",
     "__main__": "command line",
     "record": "commands",
-    "site": "commands",
     "check": "commands",
     "diff": "commands",
     "pr_record": "commands",
     "compat": "commands",
     "compat_envs": "commands",
     "compat_verdict": "commands",
+    "plugin": "plugin",
+    "llms_markdown": "plugin",
 }
 # The other folders: the last layer of recorder/ each may import, and whether its modules may import each other.
-TOP = {"hooks": ("pages", False), "bench": ("command line", True), "tools": ("command line", True)}
+TOP = {"bench": ("command line", True), "tools": ("command line", True)}
 
 Graph = dict[str, set[str]]  # "recorder/store.py" -> the project's modules it imports
 
@@ -146,7 +145,7 @@ def upward(graph: Graph) -> list[str]:
                 continue
             fix = (f"or, if {module} belongs in a later layer, move it there (RECORDER here and "
                    "CONTRIBUTING.md's module map)" if folder == "recorder" else
-                   f"which is recorder/ up to its {ceiling} layer{'' if own else ', not the other hooks'}")
+                   f"which is recorder/ up to its {ceiling} layer{'' if own else f', not the rest of {folder}/'}")
             wrong.append(f"{module} ({layer(module)}) imports {imported} ({layer(imported)}): move what it "
                          f"needs into a module of a layer {module} may import, {fix}")
     return wrong
@@ -167,7 +166,7 @@ def test_imports_are_read() -> None:
     found = graph()
     # A check over no imports would pass whatever the code did: these three are known to be there.
     assert "recorder/store.py" in found["recorder/record.py"], "recorder/record.py's imports were not read"
-    assert "recorder/page_markdown.py" in found["hooks/recorded_outputs.py"], "a hook's imports were not read"
+    assert "recorder/page_markdown.py" in found["recorder/plugin.py"], "the plugin's imports were not read"
     assert "bench/measure.py" in found["bench/run.py"], "`from bench import measure` was not read"
 
 
@@ -211,13 +210,14 @@ def test_the_checks_catch_a_cycle_and_an_import_up_the_layers() -> None:
         "recorder/a.py", "recorder/b.py", "recorder/a.py"]
     assert cycle({"recorder/a.py": {"recorder/b.py"}, "recorder/b.py": set()}) == []
     up = {"recorder/store.py": {"recorder/notebook.py", "recorder/errors.py"},
-          "recorder/errors.py": {"hooks/recorded_outputs.py", "bench/run.py"},
-          "hooks/llms_markdown.py": {"hooks/recorded_outputs.py", "recorder/record.py", "recorder/pages.py"},
+          "recorder/errors.py": {"recorder/plugin.py", "bench/run.py"},
+          "recorder/plugin.py": {"recorder/llms_markdown.py", "recorder/record.py", "recorder/__main__.py"},
+          "recorder/record.py": {"recorder/plugin.py"},
           "tools/audit.py": {"bench/run.py", "recorder/__main__.py", "tools/local_site.py"}}
     assert [line.split(":")[0] for line in upward(up)] == [
-        "hooks/llms_markdown.py (hooks) imports hooks/recorded_outputs.py (hooks)",
-        "hooks/llms_markdown.py (hooks) imports recorder/record.py (commands)",
         "recorder/errors.py (base) imports bench/run.py (bench)",
-        "recorder/errors.py (base) imports hooks/recorded_outputs.py (hooks)",
+        "recorder/errors.py (base) imports recorder/plugin.py (plugin)",
+        "recorder/plugin.py (plugin) imports recorder/__main__.py (command line)",
+        "recorder/record.py (commands) imports recorder/plugin.py (plugin)",
         "recorder/store.py (record) imports recorder/notebook.py (pages)",
         "tools/audit.py (tools) imports bench/run.py (bench)"]
