@@ -41,6 +41,12 @@ class _Versions(c.DictOfItems):
         super().__init__(c.Type(str))
 
     def run_validation(self, value: object) -> dict[str, str]:
+        if isinstance(value, dict):
+            for package, version in value.items():
+                if not isinstance(version, str):
+                    # YAML reads 5.17 as a number, and 5.10 as 5.1: the version the article states is text.
+                    raise c.ValidationError(f"the version of `{package}` is {version!r}, a {type(version).__name__}, "
+                                            f'not text: quote it as the article states it, e.g. {package}: "5.17.0"')
         versions = super().run_validation(value)
         if not versions:
             raise c.ValidationError('name each package with its version, quoted, e.g. {transformers: "5.17.0"}')
@@ -109,11 +115,18 @@ def _load(path: Path, content: bytes) -> Project:  # `content` makes an edited f
 
 
 def validated(options: Any) -> PluginConfig:
-    """The plugin's options checked as MkDocs checks them; an error names mkdocs.yml and the option."""
+    """The plugin's options checked as MkDocs checks them; an error names mkdocs.yml and the option.
+
+    An unknown option is only a warning to MkDocs, which `strict: true` in mkdocs.yml turns into an
+    error; the record step refuses it too, rather than record with an option it would ignore.
+    """
+    if not isinstance(options, dict | None):
+        raise ProjectError(f"{CONFIG_FILE}: plugin `{PLUGIN}` takes its options as a mapping, "
+                           f"`- {PLUGIN}:` followed by indented `name: value` lines.")
     plugin_config = PluginConfig(config_file_path=CONFIG_FILE)
     plugin_config.load_dict(options or {})
-    errors, _ = plugin_config.validate()
-    if errors:
-        raise ProjectError("\n".join(f"{CONFIG_FILE}: plugin `{PLUGIN}`, option `{name}`: {error}"
-                                     for name, error in errors))
+    errors, warnings = plugin_config.validate()
+    if errors or warnings:
+        raise ProjectError("\n".join(f"{CONFIG_FILE}: plugin `{PLUGIN}`, option `{name}`: {problem}"
+                                     for name, problem in [*errors, *warnings]))
     return plugin_config

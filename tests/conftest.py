@@ -125,6 +125,7 @@ def project(tmp_path: Path) -> Path:
         if source.is_dir():
             shutil.copytree(source, copy / part, ignore=shutil.ignore_patterns("__pycache__", ".record.lock"))
         else:
+            (copy / part).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, copy / part)
     return copy
 

@@ -16,9 +16,10 @@ COVERAGE_DATA = ROOT / ".coverage"
 # What makes a Python child measure itself (coverage's .pth file reads it), and where it writes:
 # set for the stand-in runs of every snippet only (tests/snippet_coverage.py).
 MEASURED = {"COVERAGE_PROCESS_START": str(COVERAGE_CONFIG), "COVERAGE_FILE": str(COVERAGE_DATA)}
-# What a project copy needs to record outputs and build the site.
-PROJECT_PARTS = ("compat", "docs", "hooks", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
-                 "requirements.txt")
+# What a project copy needs to record outputs and build the site. The plugin is the installed
+# `recorded-outputs` entry point; mkdocs-llmstxt takes its `preprocess` module by path, from the copy.
+PROJECT_PARTS = ("compat", "docs", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
+                 "requirements.txt", "recorder/llms_markdown.py")
 
 
 def offline_env(hub_cache: Path | None = None, **extra: str) -> dict[str, str]:
@@ -68,28 +69,38 @@ def build(project: Path) -> Built:
     return Built(0, printed.getvalue())
 
 
-def with_values(text: str) -> str:
-    """`text` of a page with each `{{ value NAME }}` replaced by the value the build reads for it."""
+def page_recorded(part: Any, root: Path = ROOT) -> Any:
+    """What the page of `part` (a recorder.project.Part) reads, as the build scopes it: the values its
+    front matter declares, the built-in ones, and the outputs of its own folder."""
+    from mkdocs.utils.meta import get_data
+
     from recorder import notebook
 
-    _, recorded = notebook.load(ROOT)
+    project, recorded = notebook.load(root)
+    _, meta = get_data((project.docs_dir / part.page).read_text(encoding="utf-8"))
+    return recorded.for_page(part.name, meta.get("values", {}))
+
+
+def with_values(text: str, part: Any) -> str:
+    """`text` of the page of `part` with each `{{ value NAME }}` replaced by the value the build reads for it."""
+    recorded = page_recorded(part)
     return re.sub(r"\{\{ value ([a-z][a-z0-9_]*) \}\}", lambda match: recorded.value(match.group(1)), text)
 
 
-def converted(markdown: str, recorded: Any, *extensions: str) -> str:
-    """`markdown` as the build converts a page with its directives, with Python-Markdown's `extensions`;
-    raises the build's PageError where a directive cannot render."""
+def converted(markdown: str, recorded: Any, *extensions: str, page: str = "page.md") -> str:
+    """`markdown`, as the build converts the page `page` (in docs/) with its directives, with
+    Python-Markdown's `extensions`; raises the build's PageError where a directive cannot render."""
     from markdown import Markdown
 
     from recorder.directives import parse
     from recorder.page_markdown import PageDirectives, prepare
 
-    prepared = prepare(parse(markdown, "page.md"), recorded, page_url="page/")
+    prepared = prepare(parse(markdown, page), recorded, page_url=page.removesuffix(".md") + "/")
     directives = PageDirectives()
     directives.convert_next(prepared)
-    page = Markdown(extensions=[*extensions, directives]).convert(markdown)
+    result = Markdown(extensions=[*extensions, directives]).convert(markdown)
     prepared.check()
-    return page
+    return result
 
 
 def edit(path: Path, old: str, new: str) -> str:

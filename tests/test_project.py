@@ -1,4 +1,4 @@
-"""mkdocs.yml's `extra:` as the record step reads it: checked once, reloaded when edited."""
+"""The project as mkdocs.yml and its folders describe it: the plugin's options, checked once, and the parts."""
 
 from __future__ import annotations
 
@@ -6,19 +6,71 @@ from pathlib import Path
 
 import pytest
 
-from recorder.project import Project
-from recorder.store import RecordError
-from support import edit
+from recorder.project import PLUGIN, Project, ProjectError
+from support import ROOT, build, edit
+
+# The plugin's entry in mkdocs.yml, up to its last option: a test adds one after it.
+LAST_OPTION = "record_stale: !ENV [RECORD_STALE, false]"
 
 
-def test_the_pages_with_a_notebook_come_from_mkdocs_yml_and_an_edit_is_seen(project: Path) -> None:
-    assert Project.load(project).notebooks == ("token-embeddings.md",)
-    edit(project / "mkdocs.yml", "notebooks: [token-embeddings.md]", "notebooks: [token-embeddings.md, index.md]")
-    assert Project.load(project).notebooks == ("token-embeddings.md", "index.md")
+def test_every_folder_of_snippets_is_a_part_with_its_page_and_notebook() -> None:
+    parts = Project.load(ROOT).parts()
+    folders = sorted(path.name for path in (ROOT / "snippets").iterdir() if path.is_dir() and path.name != "__pycache__")
+    assert [part.name for part in parts] == folders and folders
+    for part in parts:
+        assert part.page == f"{part.name}.md" and (ROOT / "docs" / part.page).is_file()
+        assert part.notebook == f"notebooks/{part.name}.ipynb"
 
 
-@pytest.mark.parametrize("entry", ["notebooks: token-embeddings.md", "notebooks: [token-embeddings.ipynb]"])
-def test_a_malformed_notebooks_entry_names_mkdocs_yml_and_the_fix(project: Path, entry: str) -> None:
-    edit(project / "mkdocs.yml", "notebooks: [token-embeddings.md]", entry)
-    with pytest.raises(RecordError, match=r"mkdocs.yml has extra.notebooks: .*List the pages of docs/"):
+def test_a_new_folder_with_its_page_is_a_part_and_an_edit_of_mkdocs_yml_is_seen(project: Path) -> None:
+    before = Project.load(project)
+    (project / "snippets" / "positions").mkdir()
+    (project / "snippets" / "positions" / "hello.py").write_text('print("hello")\n', encoding="utf-8")
+    (project / "docs" / "positions.md").write_text("# Positions\n", encoding="utf-8")
+    assert "positions" in [part.name for part in Project.load(project).parts()]
+    assert before.options.llms_section == "Series"
+    edit(project / "mkdocs.yml", LAST_OPTION, f"{LAST_OPTION}\n      llms_section: Parts")
+    assert Project.load(project).options.llms_section == "Parts", "mkdocs.yml is read again once edited"
+
+
+def test_a_snippet_folder_with_no_page_names_the_fix_to_the_record_step_and_the_build(project: Path) -> None:
+    (project / "snippets" / "positions").mkdir()
+    (project / "snippets" / "positions" / "hello.py").write_text('print("hello")\n', encoding="utf-8")
+    with pytest.raises(ProjectError) as error:
+        Project.load(project).parts()
+    for part in ("snippets/positions/ has no page", "Write docs/positions.md"):
+        assert part in str(error.value)
+    result = build(project)
+    assert result.returncode != 0
+    assert "snippets/positions/ has no page" in result.stderr and "Write docs/positions.md" in result.stderr
+
+
+WRONG_OPTIONS = {
+    # YAML reads 5.17 as a number: the article's version is text, as written.
+    "an unquoted version": ('transformers: "5.17.0"', "transformers: 5.17", "published_with",
+                           'quote it as the article states it, e.g. transformers: "5.17.0"'),
+    "no version at all": ('transformers: "5.17.0"', "{}", "published_with", "name each package with its version"),
+    "an unknown option": (LAST_OPTION, f"{LAST_OPTION}\n      recorded_values: {{}}", "recorded_values",
+                          "Unrecognised configuration name"),
+    "a wrong type": (LAST_OPTION, "record_stale: sometimes", "record_stale", "Expected type"),
+}
+
+
+@pytest.mark.parametrize("case", WRONG_OPTIONS)
+def test_a_wrong_plugin_option_is_refused_by_mkdocs_and_by_the_record_step(project: Path, case: str) -> None:
+    old, new, option, reason = WRONG_OPTIONS[case]
+    edit(project / "mkdocs.yml", old, new)
+    with pytest.raises(ProjectError) as error:
+        Project.load(project)
+    assert str(error.value).startswith(f"mkdocs.yml: plugin `{PLUGIN}`, option `{option}`: ")
+    assert reason in str(error.value)
+    result = build(project)  # MkDocs' own validation of the same options
+    assert result.returncode != 0
+    assert f"Plugin '{PLUGIN}' option '{option}'" in result.stderr and reason in result.stderr
+    assert not (project / "site" / "index.html").exists()
+
+
+def test_mkdocs_yml_without_the_plugin_names_the_fix(project: Path) -> None:
+    edit(project / "mkdocs.yml", f"  - {PLUGIN}:", "  - unlisted:")
+    with pytest.raises(ProjectError, match=rf"does not list the `{PLUGIN}` plugin under `plugins:`.*Add `- {PLUGIN}:`"):
         Project.load(project)
