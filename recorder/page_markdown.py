@@ -119,7 +119,7 @@ def _fence(directive: Listing, recorded: Recorded) -> list[str]:
 
 def _block_html(directive: Figure | Provenance | Compatibility, recorded: Recorded, page_url: str) -> str:
     if isinstance(directive, Provenance):
-        return record_table(recorded.manifest, page_url, recorded.repository)
+        return record_table(recorded.manifest, page_url, recorded.repository, recorded.parts)
     if isinstance(directive, Compatibility):
         try:
             return compat_page.render(recorded.root, page_url, recorded.repository)

@@ -196,14 +196,6 @@ def _with_provenance(recorded: Recorded, name: str, page_url: str, body: str, *,
             f'<{caption} class="provenance">{line}</{caption}></{element}>')
 
 
-def provenance(entry: dict[str, Any], name: str, page_url: str, repository: Repository | None = None) -> str:
-    """One line saying where an output came from: who ran what, with which versions, when, from which file.
-
-    The file is linked in `repository` at the built commit, or else to its copy inside the site.
-    """
-    return f"{origin_line(entry)} · {source_link(name, page_url, repository)}"
-
-
 def origin_line(entry: dict[str, Any]) -> str:
     """The provenance line up to its source: who ran what, with which versions, when."""
     day = html.escape(str(entry["recorded_at"])[:10])

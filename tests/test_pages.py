@@ -1,24 +1,29 @@
-"""Page directives: highlighted lines by section marker, figures, and the provenance line."""
+"""Page directives: highlighted lines by section marker, figures, values scoped to their page, and the
+provenance line; on every part's page."""
 
 from __future__ import annotations
 
 import html
 import re
+from dataclasses import replace
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
 from bs4 import BeautifulSoup
 from markdown import Markdown
+from mkdocs.utils.meta import get_data
 
 from recorder import store
 from recorder.directives import parse
 from recorder.inline_svg import SVG_NAMESPACE
 from recorder.page_markdown import prepare
-from recorder.pages import PageError, Recorded, highlighted_lines, provenance
-from recorder.pinned import MODEL_ID, WEIGHTS_SHA256, short
+from recorder.pages import PageError, Recorded, highlighted_lines, origin_line, recorded, render_output
+from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256, short
+from recorder.project import Part, Project
 from recorder.repository import Repository
-from support import ROOT, converted, with_values
+from recorder.snippets import pins
+from support import ROOT, converted, page_recorded, with_values
 
 DEMO = """\
 import os
@@ -35,7 +40,26 @@ fifth = 5
 # --8<-- [end:shown]
 sixth = 6
 """
-PAGE = (ROOT / "docs" / "token-embeddings.md").read_text(encoding="utf-8")
+PROJECT = Project.load(ROOT)
+PARTS = PROJECT.parts()
+MANIFEST = store.read_manifest(ROOT)
+BUILT_IN = {"pinned_model": MODEL_ID, "pinned_revision": REVISION,
+            "pinned_transformers": pins(ROOT)["transformers"].partition("==")[2]}
+
+by_part = pytest.mark.parametrize("part", PARTS, ids=lambda part: part.name)
+
+
+def page(part: Part) -> tuple[str, dict]:
+    """A part's page: its Markdown without the front matter, and the front matter."""
+    return get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))
+
+
+def declared(part: Part) -> dict[str, dict[str, str]]:
+    return page(part)[1].get("values") or {}
+
+
+def part_of(name: str) -> Part:
+    return next(part for part in PARTS if name.startswith(f"{part.name}/"))
 
 
 @pytest.fixture
@@ -75,95 +99,180 @@ def test_a_missing_subsection_is_an_error_naming_the_marker(demo_root: Path) -> 
         highlighted_lines(demo_root, "demo.py", "shown", "nowhere")
 
 
-@pytest.fixture(scope="module")
-def recorded() -> Recorded:
-    return Recorded(ROOT, store.read_manifest(ROOT), {}, {})
-
-
-@pytest.mark.parametrize(("directive", "message"), [
-    ("{{ figure lookup_figure.py }}", 'needs FILE.py "alt text"'),
-    ("{{ figure missing_figure.py \"A figure.\" }}", "snippets/missing_figure.py does not exist"),
-    ("{{ example row_lookup.py:lookup highlight=Select }}", "optionally followed by highlight=SUBSECTION"),
+# Each with FILE, a snippet of the page's own folder, and PART, the page's part.
+MALFORMED = [
+    ("{{ figure FILE }}", 'needs FILE.py "alt text"'),
+    ('{{ figure missing_figure.py "A figure." }}', "snippets/PART/missing_figure.py does not exist"),
+    ("{{ example FILE:lookup highlight=Select }}", "optionally followed by highlight=SUBSECTION"),
     ("{{ chart lookup.svg }}", "Use code, example, figure, provenance, compatibility or value"),
-    ("{{ provenance row_lookup.py }}", "takes nothing: write `{{ provenance }}`"),
-    ('{{ figure lookup_figure.py "Rows {{ value nowhere }}." }}', "unknown value `nowhere`"),
-    ('{{ figure lookup_figure.py "Rows {{ value Rows }}." }}', "`{{ value Rows }}` needs a value name"),
-    ('{{ figure lookup_figure.py "Rows {{ code toy_table.py }}." }}', "`{{ code ... }}` must stand alone"),
-])
-def test_a_malformed_directive_names_the_page_and_the_fix(recorded: Recorded, directive: str, message: str) -> None:
+    ("{{ provenance FILE }}", "takes nothing: write `{{ provenance }}`"),
+    ('{{ figure FILE "Rows {{ value nowhere }}." }}', "unknown value `nowhere`"),
+    ('{{ figure FILE "Rows {{ value Rows }}." }}', "`{{ value Rows }}` needs a value name"),
+    ('{{ figure FILE "Rows {{ code FILE }}." }}', "`{{ code ... }}` must stand alone"),
+]
+
+
+@by_part
+@pytest.mark.parametrize(("directive", "message"), MALFORMED)
+def test_a_malformed_directive_names_the_page_and_the_fix(part: Part, directive: str, message: str) -> None:
+    file = sorted((ROOT / "snippets" / part.name).glob("*.py"))[0].name
+    written = directive.replace("FILE", file)
     with pytest.raises(PageError) as error:
-        prepare(parse(f"Text.\n\n{directive}\n", "page.md"), recorded, page_url="page/")
-    assert message in str(error.value)
+        prepare(parse(f"Text.\n\n{written}\n", part.page), page_recorded(part), page_url=f"{part.name}/")
+    assert message.replace("PART", part.name) in str(error.value)
 
 
-def test_code_shows_directives_as_written(recorded: Recorded) -> None:
+def test_code_shows_directives_as_written() -> None:
     shown = ["{{ example row_lookup.py:lookup }}", "{{ chart lookup.svg }}", "{{ value nowhere }}"]
-    page = (f"```markdown\n{shown[0]}\n```\n\n!!! note\n    ~~~\n    {shown[1]}\n    ~~~\n\n"
-            f"Write `{shown[2]}` or ``{shown[1]}``.\n")
-    assert parse(page, "page.md") == []
-    codes = [code.get_text() for code in BeautifulSoup(converted(page, recorded, "admonition", "pymdownx.superfences"),
-                                                        "html.parser").find_all("code")]
+    markdown = (f"```markdown\n{shown[0]}\n```\n\n!!! note\n    ~~~\n    {shown[1]}\n    ~~~\n\n"
+                f"Write `{shown[2]}` or ``{shown[1]}``.\n")
+    assert parse(markdown, "page.md") == []
+    converted_page = converted(markdown, recorded(PROJECT).for_page("page", {}), "admonition", "pymdownx.superfences")
+    codes = [code.get_text() for code in BeautifulSoup(converted_page, "html.parser").find_all("code")]
     assert codes == [f"{shown[0]}\n", f"{shown[1]}\n", shown[2], shown[1]]
 
 
 @pytest.mark.parametrize(("markdown", "message"), [
     ("<div>\n{{ provenance }}\n</div>\n", "the output of `{{ provenance }}` was lost while rendering Markdown"),
     ("Text.\n{{ provenance }}\n", "keep example directives outside of HTML blocks"),
-    ("<div>\n{{ value vocab_size }}\n</div>\n", "`{{ value vocab_size }}` stands 1 time(s) outside code, but"),
-    ("[Rows](https://example.com/{{ value vocab_size }})\n", "Keep values out of HTML blocks, HTML tags and link"),
+    ("<div>\n{{ value pinned_model }}\n</div>\n", "`{{ value pinned_model }}` stands 1 time(s) outside code, but"),
+    ("[Rows](https://example.com/{{ value pinned_model }})\n", "Keep values out of HTML blocks, HTML tags and link"),
 ])
 def test_a_directive_markdown_cannot_render_is_an_error(markdown: str, message: str) -> None:
-    recorded = Recorded(ROOT, store.read_manifest(ROOT),
-                        {"vocab_size": {"output": "parameter_count", "pattern": "^([\\d,]+) ×"}}, {})
     with pytest.raises(PageError) as error:
-        converted(markdown, recorded)
+        converted(markdown, recorded(PROJECT).for_page("page", {}))
     assert message in str(error.value)
 
 
-@pytest.mark.parametrize("name", sorted(store.read_manifest(ROOT)))
+@by_part
+def test_a_page_quotes_its_own_values_and_no_other_page_s(part: Part) -> None:
+    own = declared(part)
+    here = page_recorded(part)
+    for name in own:
+        assert here.value(name), f"{part.page}: value `{name}` reads nothing"
+    # What other pages declare and this one does not: unknown here, with the fix.
+    others = {name for other in PARTS if other != part for name in declared(other)} - set(own) - set(BUILT_IN)
+    elsewhere = recorded(PROJECT).for_page(f"not-{part.name}", {})
+    for name, where in [*((name, here) for name in others), *((name, elsewhere) for name in own)]:
+        with pytest.raises(PageError) as error:
+            converted(f"It is {{{{ value {name} }}}}.\n", where, page=f"{where.part}.md")
+        assert f"unknown value `{name}`" in str(error.value)
+        assert "Declare it under `values:` in the page's front matter" in str(error.value)
+
+
+def test_values_are_scoped_to_the_page_s_part() -> None:
+    """Every page declares its values; an unknown name lists the ones it may quote, and a value reads
+    the outputs of its page's own folder only."""
+    assert any(declared(part) for part in PARTS), "no page declares a value: the checks below check nothing"
+    part = next(part for part in PARTS if declared(part))
+    with pytest.raises(PageError) as error:
+        page_recorded(part).value("nowhere")
+    for name in [*declared(part), *BUILT_IN]:
+        assert name in str(error.value), f"the error does not list `{name}`, which the page may quote"
+    stem = next(iter(declared(part).values()))["output"]
+    foreign = recorded(PROJECT).for_page("elsewhere", {"borrowed": {"output": stem, "pattern": "(.)"}})
+    with pytest.raises(PageError, match=rf"snippets/elsewhere/{stem}\.py has no recorded output"):
+        foreign.value("borrowed")
+
+
+@pytest.mark.parametrize("values", [[], {"vocab": "parameter_count"}, {"vocab": {"output": "parameter_count"}}])
+def test_a_malformed_values_entry_names_the_front_matter_fix(values: object) -> None:
+    with pytest.raises(PageError, match=r"each entry of `values:` in the front matter needs exactly `output`"):
+        recorded(PROJECT).for_page("page", values)
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_a_built_in_value_reads_the_pins_on_every_page(name: str) -> None:
+    for part in ["page", *(part.name for part in PARTS)]:
+        scoped = recorded(PROJECT).for_page(part, {})
+        assert converted(f"It is {{{{ value {name} }}}}.\n", scoped, page=f"{part}.md") == (
+            f"<p>It is {html.escape(BUILT_IN[name])}.</p>")
+
+
+def series_page() -> str:
+    """The page the navigation calls Series, as mkdocs.yml names it."""
+    return next(entry["Series"] for entry in PROJECT.config.nav if isinstance(entry, dict) and "Series" in entry)
+
+
+@pytest.mark.slow
+def test_the_series_page_shows_the_pinned_revision_and_transformers(built_site: Path) -> None:
+    source = (ROOT / "docs" / series_page()).read_text(encoding="utf-8")
+    built = built_site / series_page().removesuffix(".md").removesuffix("index") / "index.html"
+    text = BeautifulSoup(built.read_text(encoding="utf-8"), "html.parser").article.get_text(" ")
+    for name in ("pinned_revision", "pinned_transformers"):
+        assert f"{{{{ value {name} }}}}" in source, f"the Series page no longer quotes `{name}`"
+        assert BUILT_IN[name] in text, f"{name}: {BUILT_IN[name]} is not on the built Series page"
+    assert "{{" not in text
+
+
+def provenance_line(name: str, repository: Repository | None = None) -> BeautifulSoup:
+    """The line under an output, as the page of its part shows it."""
+    part = part_of(name)
+    scoped = replace(page_recorded(part), repository=repository)
+    line = BeautifulSoup(render_output(scoped, name, f"{part.name}/"), "html.parser").select_one(".provenance")
+    assert line is not None
+    return line
+
+
+@pytest.mark.parametrize("name", sorted(MANIFEST))
 def test_provenance_says_who_ran_what_with_which_versions_when_and_from_where(name: str) -> None:
-    entry = store.read_manifest(ROOT)[name]
-    line = provenance(entry, name, "token-embeddings/")
+    entry = MANIFEST[name]
+    line = provenance_line(name)
+    summary = line.select_one("details > summary").decode_contents()
     day = entry["recorded_at"][:10]
-    assert f'<time datetime="{day}">{day}</time>' in line
-    assert line.endswith(f'Source: <a href="../snippets/{name}.py">snippets/{name}.py</a>')
+    assert f'<time datetime="{day}">{day}</time>' in summary
+    links = line.find_all("a")
+    assert [(link["href"], link.get_text()) for link in links] == [(f"../snippets/{name}.py", f"snippets/{name}.py")]
+    model = entry["model"]
     if entry["origin"] == "published":
-        assert line.startswith("<strong>Article author's recorded run</strong>")
-        assert f"GPT-2 <code>{MODEL_ID}@{short()}</code>" in line
-        assert "transformers 5.17.0" in line
-        assert "torch" not in line, "the article does not report a torch version"
-    else:
-        assert line.startswith("<strong>Executed by the build step</strong>")
-        if entry["model"] is None:
-            assert " · no model · " in line
-        for package in ("torch", "python"):
-            if package in entry["versions"]:
-                assert entry["versions"][package] in line
+        assert summary.startswith("<strong>Article author's recorded run</strong>")
+        assert f"GPT-2 <code>{MODEL_ID}@{short()}</code>" in summary
+        for package, version in PROJECT.options.published_with.items():
+            assert f"{package} {version}" in summary
+        assert "torch" not in summary, "the article does not report a torch version"
+        return
+    assert summary.startswith("<strong>Executed by the build step</strong>")
+    if model is None:
+        assert " · no model · " in summary
+    elif model.get("loaded") == "tokenizer":
+        assert f"GPT-2's tokenizer <code>{MODEL_ID}@{short()}</code>" in summary
+        assert all(f"<code>{file}</code>" in summary for file in model["files"]) and "sha256 verified" in summary
+        assert "weights" not in summary, "a tokenizer-only output never claims verified weights"
+    for package in ("torch", "python"):
+        if package in entry["versions"]:
+            assert entry["versions"][package] in summary
 
 
-@pytest.mark.parametrize("name", sorted(store.read_manifest(ROOT)))
+@pytest.mark.parametrize("name", sorted(MANIFEST))
 def test_provenance_links_the_source_in_the_repository_at_the_built_commit(name: str) -> None:
-    entry = store.read_manifest(ROOT)[name]
     repository = Repository("https://github.com", "example/gpt2-explained", "ab" * 20)
-    line = provenance(entry, name, "token-embeddings/", repository)
-    in_site = provenance(entry, name, "token-embeddings/")
+    line, in_site = str(provenance_line(name, repository)), str(provenance_line(name))
     blob = f"https://github.com/example/gpt2-explained/blob/{'ab' * 20}/snippets/{name}.py"
-    assert line.endswith(f'Source: <a href="{blob}">snippets/{name}.py</a>')
+    assert line.endswith(f'Source: <a href="{blob}">snippets/{name}.py</a></div>')
     assert line == in_site.replace(f'href="../snippets/{name}.py"', f'href="{blob}"'), "only the link differs"
 
 
+EXECUTED = {"origin": "executed", "recorded_at": "2027-01-02T03:04:05+00:00",
+            "versions": {"python": "3.11.7", "torch": "2.13.0+cpu", "transformers": "5.17.0", "tokenizers": "0.23.3"}}
+
+
 def test_provenance_of_an_output_executed_on_gpt2_names_the_verified_weights() -> None:
-    entry = {
-        "origin": "executed", "recorded_at": "2027-01-02T03:04:05+00:00",
-        "model": {"id": MODEL_ID, "revision": "607a30d783dfa663caf39e06633721c8d4cfcd7e",
-                  "files": {"model.safetensors": WEIGHTS_SHA256}},
-        "versions": {"python": "3.11.7", "torch": "2.13.0+cpu", "transformers": "5.17.0", "tokenizers": "0.23.3"},
-    }
-    line = provenance(entry, "software_row", "token-embeddings/")
+    entry = {**EXECUTED, "model": {"id": MODEL_ID, "revision": REVISION, "loaded": "weights",
+                                   "files": {"model.safetensors": WEIGHTS_SHA256}}}
+    line = origin_line(entry)
     assert line.startswith("<strong>Executed by the build step</strong> on <time datetime=\"2027-01-02\">")
     assert f"GPT-2 <code>{MODEL_ID}@{short()}</code>, weights sha256 <code>{WEIGHTS_SHA256[:12]}…</code> verified" in line
     assert "transformers 5.17.0 · torch 2.13.0+cpu · Python 3.11.7" in line
     assert "tokenizers" not in line
+
+
+def test_provenance_of_a_tokenizer_only_output_says_its_files_were_verified_not_weights() -> None:
+    files = {"vocab.json": "1" * 64, "merges.txt": "2" * 64}
+    entry = {**EXECUTED, "model": {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}}
+    line = origin_line(entry)
+    assert (f"GPT-2's tokenizer <code>{MODEL_ID}@{short()}</code>, <code>vocab.json</code> and "
+            "<code>merges.txt</code> sha256 verified") in line
+    assert "weights" not in line
 
 
 def marked_lines(file: str, section: str) -> list[str]:
@@ -174,17 +283,17 @@ def marked_lines(file: str, section: str) -> list[str]:
     return body.group(1).splitlines()
 
 
-def code_block_html(page: str, file: str) -> str:
-    start = page.index(f'<span class="filename">snippets/{file}</span>')
-    return page[start:page.index("</code></pre>", start)]
+def code_block_html(built: str, file: str) -> str:
+    start = built.index(f'<span class="filename">snippets/{file}</span>')
+    return built[start:built.index("</code></pre>", start)]
 
 
-def check_figures(page: str, site: Path) -> None:
+def check_figures(part: Part, built: str, site: Path) -> int:
     """Each figure directive became one inline SVG image, named by its title and the page's alt text."""
-    directives = re.findall(r'^\{\{ figure (\w+)\.py "([^"]+)" \}\}$', PAGE, re.M)
-    assert len(directives) == 2
-    for name, alt in directives:
-        figures = re.findall(rf'<figure class="recorded-figure" data-snippet="{name}">.*?</figure>', page, re.S)
+    directives = re.findall(r'^\{\{ figure (\w+)\.py "([^"]+)" \}\}$', page(part)[0], re.M)
+    for stem, alt in directives:
+        name = f"{part.name}/{stem}"
+        figures = re.findall(rf'<figure class="recorded-figure" data-snippet="{name}">.*?</figure>', built, re.S)
         assert len(figures) == 1, name
         element = ElementTree.fromstring(figures[0])
         svg = element.find(f"{{{SVG_NAMESPACE}}}svg")
@@ -192,35 +301,43 @@ def check_figures(page: str, site: Path) -> None:
         by_id = {child.get("id"): child for child in svg.iter()}
         title_id, alt_id = svg.get("aria-labelledby").split()
         assert by_id[title_id].tag == f"{{{SVG_NAMESPACE}}}title" and by_id[title_id].text
-        assert by_id[alt_id].text == with_values(html.unescape(alt))
+        assert by_id[alt_id].text == with_values(html.unescape(alt), part)
         caption = element.find("figcaption")
         assert caption is not None and caption.get("class") == "provenance"
         link = caption.find("a")
         assert link is not None and link.text == f"snippets/{name}.py"
-        assert (site / "token-embeddings" / link.get("href")).resolve().is_file()
+        assert (site / part.name / link.get("href")).resolve() == (site / "snippets" / f"{name}.py").resolve()
+        assert (site / "snippets" / f"{name}.py").is_file()
+    return len(directives)
 
 
-def check_highlights(page: str) -> None:
+def check_highlights(part: Part, built: str) -> int:
     """Each `highlight=` directive highlights exactly the lines between that subsection's markers."""
-    directives = re.findall(r"^\{\{ example (\w+\.py):([-\w]+) highlight=([-\w]+) \}\}$", PAGE, re.M)
-    assert {file for file, _, _ in directives} == {"row_lookup.py", "training_step_gradient.py"}
+    directives = re.findall(r"^\{\{ (?:code|example) (\w+\.py):([-\w]+) highlight=([-\w]+) \}\}$", page(part)[0], re.M)
     for file, _, subsection in directives:
-        lit = re.findall(r'<span class="hll">(.*?)\n</span>', code_block_html(page, file), re.S)
-        assert [html.unescape(re.sub(r"<[^>]+>", "", line)) for line in lit] == marked_lines(file, subsection)
+        path = f"{part.name}/{file}"
+        lit = re.findall(r'<span class="hll">(.*?)\n</span>', code_block_html(built, path), re.S)
+        assert [html.unescape(re.sub(r"<[^>]+>", "", line)) for line in lit] == marked_lines(path, subsection)
+    return len(directives)
 
 
-def check_outputs(page: str) -> None:
+def check_outputs(part: Part, built: str) -> int:
     """Every output sits under its code with the "Output" label and a provenance line."""
-    outputs = re.findall(r'<div class="recorded-output" data-snippet="(\w+)">(.*?)</a></div></div>', page, re.S)
-    assert [name for name, _ in outputs] == re.findall(r"^\{\{ example (\w+)\.py", PAGE, re.M)
+    outputs = re.findall(r'<div class="recorded-output" data-snippet="([-\w/]+)">(.*?)</a></div></div>', built, re.S)
+    examples = re.findall(r"^[ \t]*\{\{ example (\w+)\.py", page(part)[0], re.M)
+    assert [name for name, _ in outputs] == [f"{part.name}/{stem}" for stem in examples]
     for name, block in outputs:
         assert '<span class="filename">Output</span>' in block
         assert f'Source: <a href="../snippets/{name}.py">snippets/{name}.py' in block
+    return len(outputs)
 
 
 @pytest.mark.slow
-def test_the_built_page_shows_figures_highlights_and_provenance(built_site: Path) -> None:
-    page = (built_site / "token-embeddings" / "index.html").read_text(encoding="utf-8")
-    check_figures(page, built_site)
-    check_highlights(page)
-    check_outputs(page)
+def test_every_part_s_built_page_shows_figures_highlights_and_provenance(built_site: Path) -> None:
+    shown = {"figures": 0, "highlights": 0, "outputs": 0}
+    for part in PARTS:
+        built = (built_site / part.name / "index.html").read_text(encoding="utf-8")
+        shown["figures"] += check_figures(part, built, built_site)
+        shown["highlights"] += check_highlights(part, built)
+        shown["outputs"] += check_outputs(part, built)
+    assert all(shown.values()), f"the parts' pages show none of some kind, so it went unchecked: {shown}"

@@ -1,10 +1,11 @@
-"""The whole record behind each output: under its provenance line, on the Provenance page,
-and as the published manifest."""
+"""The whole record behind each output: under its provenance line, on the Provenance page (grouped by
+part), and as the published manifest."""
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,22 +13,34 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 
 from recorder import store
-from recorder.pages import Recorded, origin_line, provenance, render_output
+from recorder.pages import Recorded, origin_line, recorded, render_output
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256
-from recorder.provenance import LABELS, record_details
-from support import ROOT, converted
+from recorder.project import Project
+from recorder.provenance import LABELS, SHORT_HASH, record_details
+from support import ROOT, converted, page_recorded
 
 MANIFEST = store.read_manifest(ROOT)
+PROJECT = Project.load(ROOT)
+PARTS = PROJECT.parts()
 # An output the build executed on GPT-2, as `make record` writes it where the model loads.
 EXECUTED_ON_GPT2 = {
-    "source": "snippets/software_row.py", "output": "outputs/software_row.txt", "output_sha256": "c" * 64,
-    "sources": {"snippets/software_row.py": "a" * 64, "snippets/pinned_gpt2.py": "b" * 64},
+    "source": "snippets/token-embeddings/software_row.py", "output": "outputs/token-embeddings/software_row.txt",
+    "output_sha256": "c" * 64,
+    "sources": {"snippets/token-embeddings/software_row.py": "a" * 64,
+                "snippets/token-embeddings/pinned_gpt2.py": "b" * 64},
     "origin": "executed",
-    "model": {"id": MODEL_ID, "revision": REVISION,
+    "model": {"id": MODEL_ID, "revision": REVISION, "loaded": "weights",
               "files": {"model.safetensors": WEIGHTS_SHA256, "tokenizer.json": "d" * 64}},
     "versions": {"python": "3.11.7", "torch": "2.13.0+cpu", "transformers": "5.17.0"},
     "recorded_at": "2027-01-02T03:04:05+00:00", "seconds": 4.726,
 }
+# An output that needed only GPT-2's tokenizer files.
+EXECUTED_ON_THE_TOKENIZER = {
+    **EXECUTED_ON_GPT2,
+    "model": {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer",
+              "files": {"vocab.json": "e" * 64, "merges.txt": "f" * 64}},
+}
+LONG_HASH = re.compile(r"[0-9a-f]{40,}")
 
 
 def record(entry: dict[str, Any]) -> BeautifulSoup:
@@ -54,17 +67,22 @@ def every_value(entry: dict[str, Any]) -> list[str]:
     return [value for value in shown if value]
 
 
+def part_of(name: str) -> Any:
+    return next(part for part in PARTS if name.startswith(f"{part.name}/"))
+
+
 @pytest.mark.parametrize("name", sorted(MANIFEST))
 def test_the_provenance_line_opens_onto_every_value_of_its_record(name: str) -> None:
     entry = MANIFEST[name]
-    block = BeautifulSoup(render_output(Recorded(ROOT, MANIFEST, {}, {}), name, "token-embeddings/"), "html.parser")
+    part = part_of(name)
+    block = BeautifulSoup(render_output(page_recorded(part), name, f"{part.name}/"), "html.parser")
     line = block.select_one(".provenance")
     assert line is not None
     summary = line.select_one("details.provenance-record > summary")
     assert summary is not None and summary.decode_contents() == origin_line(entry)
     assert summary.find(["a", "button", "input"]) is None, "no control inside the control that opens the record"
     text = line.select_one("details > dl").extract().get_text(" ")
-    closed = BeautifulSoup(provenance(entry, name, "token-embeddings/"), "html.parser").get_text()
+    closed = BeautifulSoup(origin_line(entry), "html.parser").get_text() + f" · Source: snippets/{name}.py"
     assert line.get_text() == closed, "closed, it reads as the one-line summary"
     missing = [value for value in every_value(entry) if value not in text]
     assert not missing, f"{name}: the record does not show {missing}"
@@ -88,7 +106,17 @@ def test_an_output_executed_on_gpt2_names_each_file_it_was_loaded_from() -> None
     assert f"{MODEL_ID} at revision {REVISION}" in shown["Model"]
     for file, digest in EXECUTED_ON_GPT2["model"]["files"].items():
         assert f"{file} sha256 {digest}" in shown["Model"]
+    assert "tokenizer only" not in shown["Model"]
     assert shown["Recorded"] == "2027-01-02T03:04:05+00:00 , in 4.726 s"
+
+
+def test_a_tokenizer_only_output_says_it_loaded_the_tokenizer_files_and_no_weights() -> None:
+    shown = fields(record(EXECUTED_ON_THE_TOKENIZER))
+    assert "its tokenizer only (no weights)" in shown["Model"]
+    for file, digest in EXECUTED_ON_THE_TOKENIZER["model"]["files"].items():
+        assert f"{file} sha256 {digest}" in shown["Model"]
+    summary = record(EXECUTED_ON_THE_TOKENIZER).summary.get_text()
+    assert "vocab.json and merges.txt sha256 verified" in summary and "weights" not in summary
 
 
 def test_every_value_of_the_record_is_escaped() -> None:
@@ -101,45 +129,95 @@ def test_every_value_of_the_record_is_escaped() -> None:
     details = record(hostile)
     assert details.find_all(["script", "img"]) == []
     assert details.get_text().count(script) >= 5
+    scoped = Recorded(ROOT, {f"{script}/{script}": hostile}, {}, parts={script: script})
+    table = BeautifulSoup(converted("{{ provenance }}\n", scoped), "html.parser")
+    assert table.find_all(["script", "img"]) == [] and table.get_text().count(script) >= 6
 
 
-def test_the_provenance_directive_lists_every_output_in_one_table() -> None:
-    page = converted("Text.\n\n{{ provenance }}\n", Recorded(ROOT, MANIFEST, {}, {}))
+def provenance_table(titles: dict[str, str]) -> Tag:
+    page = converted("Text.\n\n{{ provenance }}\n", recorded(PROJECT).with_parts(titles).for_page("provenance", {}),
+                     page="provenance.md")
     tables = BeautifulSoup(page, "html.parser").select("table")
     assert "{{" not in page and len(tables) == 1
-    table = tables[0]
+    return tables[0]
+
+
+def test_the_provenance_directive_lists_every_output_in_one_table_grouped_by_part() -> None:
+    # Titled and ordered as the mapping says (the navigation's order in a build), not alphabetically.
+    titles = {part.name: f"Part «{part.name}» <i>" for part in reversed(PARTS)}
+    table = provenance_table(titles)
     assert table.get("class"), "Material's script moves a table without a class"
     assert [table.parent["class"], table.parent.parent["class"]] == [["md-typeset__table"], ["md-typeset__scrollwrap"]]
     assert [cell.get_text() for cell in table.select("thead th")] == ["Snippet", *LABELS]
-    rows = table.select("tbody tr")
-    assert [row.th.get_text() for row in rows] == [f"snippets/{name}.py" for name in sorted(MANIFEST)]
-    for row, name in zip(rows, sorted(MANIFEST), strict=True):
-        assert row.th.a["href"] == f"../snippets/{name}.py" and row.th.a.find("code") is None, "plain link text"
-        assert len(row.select("td")) == len(LABELS)
-        missing = [value for value in every_value(MANIFEST[name]) if value not in row.get_text(" ")]
-        assert not missing, f"{name}: the row does not show {missing}"
+    groups = table.find_all("tbody", recursive=False)
+    with_outputs = [part for part in titles if any(name.startswith(f"{part}/") for name in MANIFEST)]
+    assert len(groups) == len(with_outputs) >= 1
+    for group, part in zip(groups, with_outputs, strict=True):
+        header, *rows = group.find_all("tr", recursive=False)
+        heading = header.find_all(["th", "td"])
+        assert len(heading) == 1 and heading[0].name == "th" and heading[0]["scope"] == "rowgroup"
+        assert heading[0].get_text() == titles[part] and heading[0]["colspan"] == str(1 + len(LABELS))
+        names = sorted(name for name in MANIFEST if name.startswith(f"{part}/"))
+        assert [row.th.get_text() for row in rows] == [f"snippets/{name}.py" for name in names]
+        for row, name in zip(rows, names, strict=True):
+            assert row.th["scope"] == "row"
+            assert row.th.a["href"] == f"../snippets/{name}.py" and row.th.a.find("code") is None, "plain link text"
+            assert len(row.select(":scope > td")) == len(LABELS)
+            missing = [value for value in every_value(MANIFEST[name]) if value not in row.get_text(" ")]
+            assert not missing, f"{name}: the row does not show {missing}"
+
+
+def test_the_provenance_table_shows_each_long_hash_short_with_the_whole_one_click_away() -> None:
+    table = provenance_table({part.name: part.name for part in PARTS})
+    disclosures = table.select("details.provenance-digest")
+    assert disclosures, "no hash was shortened"
+    for details in disclosures:
+        whole = details.find("code", class_="provenance-hash", recursive=False).get_text()
+        assert details.summary.get_text() == f"{whole[:SHORT_HASH]}…" and len(whole) > SHORT_HASH
+        assert details.get("open") is None, "closed until a reader opens it"
+        assert details.summary.find(["a", "button", "input"]) is None
+    for details in disclosures:
+        details.find("code", recursive=False).extract()
+    assert not LONG_HASH.search(table.get_text(" ")), "a long hash is shown whole while its disclosure is closed"
+    every_hash = {digest for entry in MANIFEST.values()
+                  for digest in [*entry["sources"].values(), entry["output_sha256"],
+                                 *((entry.get("model") or {}).get("files") or {}).values()]}
+    assert {details.summary.get_text().removesuffix("…") for details in disclosures} >= {
+        digest[:SHORT_HASH] for digest in every_hash}
 
 
 @pytest.mark.slow
-def test_the_built_site_publishes_the_manifest_and_the_provenance_page_links_it(built_site: Path) -> None:
+def test_the_built_site_publishes_the_manifest_and_the_provenance_page_groups_it_by_part(built_site: Path) -> None:
     published = built_site / "outputs" / "manifest.json"
     assert published.read_bytes() == (ROOT / "outputs" / "manifest.json").read_bytes()
     assert set(json.loads(published.read_text(encoding="utf-8"))["snippets"]) == set(MANIFEST)
     page = BeautifulSoup((built_site / "provenance" / "index.html").read_text(encoding="utf-8"), "html.parser")
     links = [link["href"] for link in page.select("article a[href$='manifest.json']")]
     assert links and all((built_site / "provenance" / href).resolve() == published for href in links)
-    rows = page.select("article table tbody tr")
-    assert [row.th.get_text() for row in rows] == [f"snippets/{name}.py" for name in sorted(MANIFEST)]
+    # Each part under its title in the navigation, in the navigation's order.
+    navigation = [(title, page_file) for entry in PROJECT.config.nav if isinstance(entry, dict)
+                  for title, page_file in entry.items() if isinstance(page_file, str)]
+    parts = {part.page: part.name for part in PARTS}
+    expected = [(title, parts[page_file]) for title, page_file in navigation if page_file in parts]
+    expected = [(title, part) for title, part in expected if any(name.startswith(f"{part}/") for name in MANIFEST)]
+    groups = page.select("article table tbody")
+    assert [group.select_one("th[scope=rowgroup]").get_text() for group in groups] == [title for title, _ in expected]
+    rows = [row.get_text() for group in groups for row in group.select("th[scope=row]")]
+    assert rows == [f"snippets/{name}.py" for _, part in expected
+                    for name in sorted(name for name in MANIFEST if name.startswith(f"{part}/"))]
+    assert len(rows) == len(MANIFEST), "every output has a row, in a part the navigation names"
 
 
 @pytest.mark.slow
 def test_each_built_output_and_figure_opens_onto_its_record(built_site: Path) -> None:
-    page = BeautifulSoup((built_site / "token-embeddings" / "index.html").read_text(encoding="utf-8"),
-                         "html.parser")
-    blocks = page.select("[data-snippet]")
-    assert {block.name for block in blocks} == {"div", "figure"}
-    for block in blocks:
-        details = block.select("details.provenance-record")
-        assert len(details) == 1 and details[0].find_parent(attrs={"data-snippet": True}) is block
-        assert details[0].get("open") is None, "closed until a reader opens it"
-        assert fields(details[0])["Recorded output"].endswith(MANIFEST[block["data-snippet"]]["output_sha256"])
+    kinds = set()
+    for part in PARTS:
+        page = BeautifulSoup((built_site / part.name / "index.html").read_text(encoding="utf-8"), "html.parser")
+        blocks = page.select("[data-snippet]")
+        kinds |= {block.name for block in blocks}
+        for block in blocks:
+            details = block.select("details.provenance-record")
+            assert len(details) == 1 and details[0].find_parent(attrs={"data-snippet": True}) is block
+            assert details[0].get("open") is None, "closed until a reader opens it"
+            assert fields(details[0])["Recorded output"].endswith(MANIFEST[block["data-snippet"]]["output_sha256"])
+    assert kinds == {"div", "figure"}, "outputs and figures both checked"
