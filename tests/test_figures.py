@@ -1,20 +1,41 @@
-"""The figures: drawn from the examples' own data, and inlined only as plain, labelled SVG."""
+"""The figures of every part: drawn from the examples' own data, and inlined only as plain, labelled SVG."""
 
 from __future__ import annotations
 
 import importlib
 import json
 import re
+import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from mkdocs.utils.meta import get_data
 
 from recorder.inline_svg import SVG_NAMESPACE, UnsafeFigure, accessible_svg, checked_svg
+from recorder.project import Part, Project
+from recorder.snippets import discover
 from support import ROOT, build, edit, snapshot, with_values
 
-FIGURES = ("lookup_figure", "shape_flow_figure")
+PARTS = Project.load(ROOT).parts()
+SNIPPETS = discover(ROOT)
+# Every figure directive of every part's page: (its part, the snippet's name, the page's ALT).
+FIGURES = [(part, f"{part.name}/{stem}", alt) for part in PARTS
+           for stem, alt in re.findall(r'^[ \t]*\{\{ figure (\w+)\.py "([^"]+)" \}\}$',
+                                       get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))[0], re.M)]
 SVG = {"svg": SVG_NAMESPACE}
+
+
+def named(stem: str) -> str:
+    """The one snippet of any part with this file name, e.g. "lookup_figure"."""
+    found = [name for name in SNIPPETS if name.endswith(f"/{stem}")]
+    assert len(found) == 1, f"{stem}: {found}"
+    return found[0]
+
+
+def beside(name: str, stem: str) -> str:
+    """The snippet `stem` of the part of snippet `name`."""
+    return f"{SNIPPETS[name].part}/{stem}"
 
 
 def recorded(name: str) -> str:
@@ -40,10 +61,17 @@ def recorded_shape(name: str) -> str:
     return line.removeprefix("torch.Size(").removesuffix(")")
 
 
+def test_every_part_s_figures_are_found() -> None:
+    assert FIGURES, "no figure directive on any part's page: the checks below check nothing"
+    assert all(name in SNIPPETS for _, name, _ in FIGURES)
+
+
 def test_lookup_figure_draws_the_toy_table_and_the_rows_row_lookup_printed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(ROOT / "snippets"))
+    lookup = named("lookup_figure")
+    monkeypatch.syspath_prepend(str(ROOT / "snippets" / SNIPPETS[lookup].part))
+    monkeypatch.delitem(sys.modules, "toy_table", raising=False)
     table = importlib.import_module("toy_table")
-    root = figure("lookup_figure")
+    root = figure(lookup)
 
     rows = groups(root, "figure-row")
     assert [texts(row) for row in rows] == [
@@ -53,7 +81,7 @@ def test_lookup_figure_draws_the_toy_table_and_the_rows_row_lookup_printed(monke
     picked = [texts(row)[0] for row in rows if "figure-picked" in row.get("class", "").split()]
 
     printed = [[float(number) for number in re.findall(r"-?\d+\.\d+", line)]
-               for line in recorded("row_lookup").splitlines()]
+               for line in recorded(beside(lookup, "row_lookup")).splitlines()]
     picks = [texts(pick) for pick in groups(root, "figure-pick")]
     assert [pick[0] for pick in picks] == picked
     assert [[float(value) for value in pick[1:-1]] for pick in picks] == printed
@@ -62,7 +90,7 @@ def test_lookup_figure_draws_the_toy_table_and_the_rows_row_lookup_printed(monke
 
 
 def test_lookup_figure_arrows_lead_from_each_id_to_its_row_and_on() -> None:
-    root = figure("lookup_figure")
+    root = figure(named("lookup_figure"))
     marker_ids = {marker.get("id") for marker in root.iterfind(".//svg:marker", SVG)}
     for pick in groups(root, "figure-pick"):
         arrows = pick.findall("svg:line", SVG)
@@ -73,28 +101,37 @@ def test_lookup_figure_arrows_lead_from_each_id_to_its_row_and_on() -> None:
 
 
 def test_shape_flow_figure_shows_the_shapes_and_ids_the_model_snippets_printed() -> None:
-    root = figure("shape_flow_figure")
+    shape_flow = named("shape_flow_figure")
+    root = figure(shape_flow)
     assert texts(root, "figure-shape") == [
-        recorded_shape("prompt_token_ids"), recorded_shape("embedding_table"), recorded_shape("lookup_equals_layer"),
+        recorded_shape(beside(shape_flow, stem)) for stem in ("prompt_token_ids", "embedding_table", "lookup_equals_layer")
     ]
-    prompt_ids = json.loads(recorded("prompt_token_ids").splitlines()[0])
+    prompt_ids = json.loads(recorded(beside(shape_flow, "prompt_token_ids")).splitlines()[0])
     assert [texts(pick)[0] for pick in groups(root, "figure-pick")] == [str(token_id) for token_id in prompt_ids]
 
 
 def test_shape_flow_caption_quotes_the_ids_and_shapes_the_model_snippets_printed() -> None:
-    page = (ROOT / "docs" / "token-embeddings.md").read_text(encoding="utf-8")
-    alt = re.search(r'^\{\{ figure shape_flow_figure\.py "([^"]+)" \}\}$', page, re.M).group(1)
+    shape_flow = named("shape_flow_figure")
+    part, _, alt = next(found for found in FIGURES if found[1] == shape_flow)
     assert not re.search(r"\d", re.sub(r"\{\{ value \w+ \}\}", "", alt)), "a number typed into the caption"
-    caption = with_values(alt)
-    rows, width = re.match(r"([\d,]+) × (\d+) =", recorded("parameter_count")).groups()
-    quoted = [*json.loads(recorded("prompt_token_ids").splitlines()[0]), rows, width, recorded_shape("lookup_equals_layer")]
+    caption = with_values(alt, part)
+    rows, width = re.match(r"([\d,]+) × (\d+) =", recorded(beside(shape_flow, "parameter_count"))).groups()
+    quoted = [*json.loads(recorded(beside(shape_flow, "prompt_token_ids")).splitlines()[0]), rows, width,
+              recorded_shape(beside(shape_flow, "lookup_equals_layer"))]
     missing = [value for value in map(str, quoted) if value not in caption]
     assert not missing, f"the caption does not quote {missing}: {caption}"
 
 
-@pytest.mark.parametrize("name", FIGURES)
-def test_an_inlined_figure_is_one_image_named_by_its_title_and_alt_text(name: str) -> None:
-    markup = accessible_svg(recorded(name), "What the figure shows, in words.", figure_id=f"figure-{name}",
+@pytest.mark.parametrize(("part", "name", "alt"), FIGURES, ids=[name for _, name, _ in FIGURES])
+def test_a_caption_quotes_only_values_its_page_reads(part: Part, name: str, alt: str) -> None:
+    caption = with_values(alt, part)  # raises on a value its page does not declare
+    assert "{{" not in caption and caption.strip()
+
+
+@pytest.mark.parametrize(("part", "name", "alt"), FIGURES, ids=[name for _, name, _ in FIGURES])
+def test_an_inlined_figure_is_one_image_named_by_its_title_and_alt_text(part: Part, name: str, alt: str) -> None:
+    figure_id = f"figure-{name.replace('/', '-')}"
+    markup = accessible_svg(recorded(name), "What the figure shows, in words.", figure_id=figure_id,
                             output=f"outputs/{name}.txt", source=f"snippets/{name}.py")
     assert markup.startswith("<svg "), "HTML recognises inline SVG by its unprefixed tag"
     root = ElementTree.fromstring(markup)
@@ -148,14 +185,15 @@ def test_a_local_marker_reference_is_allowed() -> None:
 
 @pytest.mark.slow
 def test_a_recorded_figure_with_an_event_handler_stops_the_build(run, project: Path) -> None:
-    edit(project / "snippets" / "lookup_figure.py", "figure.print()", 'figure.svg.set("onload", "alert(1)")\nfigure.print()')
+    # A figure that records without GPT-2's files, where there is one.
+    part, name, _ = min(FIGURES, key=lambda found: SNIPPETS[found[1]].loads is not None)
+    edit(project / "snippets" / f"{name}.py", "figure.print()", 'figure.svg.set("onload", "alert(1)")\nfigure.print()')
     run("python", "-m", "recorder", "record", cwd=project)
-    assert 'onload="alert(1)"' in (project / "outputs" / "lookup_figure.txt").read_text(encoding="utf-8")
+    assert 'onload="alert(1)"' in (project / "outputs" / f"{name}.txt").read_text(encoding="utf-8")
     outputs = snapshot(project / "outputs")
     result = build(project)
     assert result.returncode != 0
-    for part in ("docs/token-embeddings.md", "outputs/lookup_figure.txt", "`onload`",
-                 "snippets/lookup_figure.py", "make record"):
-        assert part in result.stderr, f"{part!r} not in:\n{result.stderr}"
+    for text in (f"docs/{part.page}", f"outputs/{name}.txt", "`onload`", f"snippets/{name}.py", "make record"):
+        assert text in result.stderr, f"{text!r} not in:\n{result.stderr}"
     assert snapshot(project / "outputs") == outputs
-    assert not (project / "site" / "token-embeddings" / "index.html").exists()
+    assert not (project / "site" / part.name / "index.html").exists()
