@@ -9,11 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from mkdocs.utils.meta import get_data
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Request, expect, sync_playwright
 
 from recorder import compat_table
+from recorder.directives import Compatibility, Directive, Example, Listing, Provenance, parse
+from recorder.project import Part, Project
 from recorder.snippets import discover
 from support import ROOT
+from test_llms import shown_code
 from tools.local_site import served
 
 pytestmark = pytest.mark.browser
@@ -23,15 +27,47 @@ CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 ARTIFACTS = ROOT / "test-artifacts"
-ARTICLE = "token-embeddings/"
-NOTEBOOK_PAGE = "notebooks/token-embeddings/"
-PROVENANCE_PAGE = "provenance/"
-COMPATIBILITY_PAGE = "compatibility/"
-PAGES = ("", ARTICLE, NOTEBOOK_PAGE, PROVENANCE_PAGE, COMPATIBILITY_PAGE)
+DOCS = ROOT / "docs"
 PHONE = {"width": 390, "height": 844}
-MARKDOWN = (ROOT / "docs" / "token-embeddings.md").read_text(encoding="utf-8")
 MANIFEST = json.loads((ROOT / "outputs" / "manifest.json").read_text(encoding="utf-8"))["snippets"]
-BLOCKS = re.findall(r"^[ \t]*\{\{ (code|example) (\w+)\.py\b[^}]*\}\}[ \t]*$", MARKDOWN, re.M)
+PARTS = Project.load(ROOT).parts()
+
+
+def built_path(source: str) -> str:
+    """Where MkDocs publishes `docs/source`, from the site's root: "" for the home page, else a folder."""
+    stem = source.rsplit(".", 1)[0]
+    return "" if stem == "index" else f"{stem.removesuffix('/index')}/"
+
+
+# Every page of the site, by its source in docs/; test_every_page_loads_... checks that the build wrote no other.
+PAGES = sorted(built_path(path.relative_to(DOCS).as_posix()) for path in DOCS.rglob("*")
+               if path.suffix in (".md", ".ipynb") and not any(name.startswith(".") for name in path.parts))
+
+
+def page_body(source: str) -> str:
+    """The Markdown of `docs/source` without its front matter, as MkDocs converts it."""
+    return get_data((DOCS / source).read_text(encoding="utf-8"))[0]
+
+
+def directives(source: str) -> list[Directive]:
+    return parse(page_body(source), source)
+
+
+def pages_showing(kind: type) -> list[str]:
+    """The built pages that hold a directive of `kind` (the provenance table, say), found by their sources."""
+    return [built_path(path.name) for path in sorted(DOCS.glob("*.md"))
+            if any(isinstance(directive, kind) for directive in directives(path.name))]
+
+
+def notebook_path(part: Part) -> str:
+    return built_path(part.notebook)
+
+
+def part_id(part: Part) -> str:
+    return part.name
+
+
+by_part = pytest.mark.parametrize("part", PARTS, ids=part_id)
 
 
 @pytest.fixture(scope="module")
@@ -99,24 +135,26 @@ def markdown_headings(markdown: str) -> list[str]:
     return [re.sub(r"[`*_]", "", text).strip() for text in re.findall(r"^#{1,6} (.+)$", unfenced, re.M)]
 
 
-def test_article_renders_its_headings_code_and_outputs(visit: Visit) -> None:
-    page = visit.open(ARTICLE)
+@by_part
+def test_a_part_s_page_renders_its_headings_code_and_outputs(visit: Visit, part: Part) -> None:
+    page = visit.open(built_path(part.page))
     shown = [text.replace("¶", "").strip()
              for text in page.locator("article").locator("h1, h2, h3, h4, h5, h6").all_inner_texts()]
-    assert shown == markdown_headings(MARKDOWN)
+    assert shown == markdown_headings(page_body(part.page))
+    listings = [directive for directive in directives(part.page) if isinstance(directive, Listing)]
     code = page.locator("article .language-python.highlight")
-    assert code.count() == len(BLOCKS)
+    assert code.count() == len(listings)
     for block in code.all():
         assert block.is_visible() and text_on_screen(block.locator("code")).strip()
     outputs = page.locator("article .recorded-output")
-    examples = [name for kind, name in BLOCKS if kind == "example"]
+    examples = [listing.name for listing in listings if isinstance(listing, Example)]
     assert outputs.count() == len(examples)
     for output, name in zip(outputs.all(), examples, strict=True):
         assert output.get_attribute("data-snippet") == name
         recorded = (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8")
         assert text_on_screen(output.locator("pre")).strip() == recorded.strip()
         assert output.locator(".provenance").is_visible()
-    screenshot_whole_page(page, ARTIFACTS / "article.png")
+    screenshot_whole_page(page, ARTIFACTS / f"{part.name}.png")
 
 
 def next_frames(page: Page) -> None:
@@ -131,18 +169,29 @@ def text_on_screen(element: Locator) -> str:
     return element.inner_text()
 
 
-def screenshot_whole_page(page: Page, path: Path) -> None:
-    """The page with every block drawn: blocks far below the window wait to be drawn until the
-    reader nears them (docs/stylesheets/performance.css), so the window first grows to the page."""
+def draw_whole_page(page: Page) -> None:
+    """Have every block drawn, as it is once the reader reaches it: blocks far below the window wait
+    to be drawn (docs/stylesheets/performance.css), and code blocks get their buttons, and a code block
+    wider than the page its keyboard focus, only in view (`content.lazy`). So the window grows to the page."""
     for _ in range(2):  # the page's height changes as its blocks are drawn at their real size
         page.set_viewport_size({"width": page.viewport_size["width"],
                                 "height": page.evaluate("document.documentElement.scrollHeight")})
         next_frames(page)
+
+
+def screenshot_whole_page(page: Page, path: Path) -> None:
+    draw_whole_page(page)
     path.parent.mkdir(exist_ok=True)
     page.screenshot(path=str(path), full_page=True)
 
 
-def test_pages_load_with_no_error_and_nothing_from_another_host(visit: Visit) -> None:
+def site_pages(site: Path) -> list[str]:
+    """Every page the build wrote, by its path from the site's root."""
+    return sorted(built_path(path.relative_to(site).as_posix()) for path in site.rglob("index.html"))
+
+
+def test_every_page_loads_with_no_error_and_nothing_from_another_host(visit: Visit, built_site: Path) -> None:
+    assert site_pages(built_site) == PAGES, "the pages the tests visit are the pages of the built site"
     for path in PAGES:
         visit.open(path)
     assert visit.requests, "no request was recorded"
@@ -150,14 +199,15 @@ def test_pages_load_with_no_error_and_nothing_from_another_host(visit: Visit) ->
     assert visit.errors == []
 
 
-def test_compatibility_table_shows_each_difference_on_a_click(visit: Visit) -> None:
+@pytest.mark.parametrize("path", pages_showing(Compatibility))
+def test_compatibility_table_shows_each_difference_on_a_click(visit: Visit, path: str) -> None:
     """A row per snippet; each verdict other than "same" links to its lines or its error."""
     table = compat_table.read(ROOT)
     snippets = discover(ROOT)
     checked = set(snippets) - set(compat_table.unchecked(ROOT, table, snippets))
     differing = [cell for name in checked for cell in table["snippets"][name]["results"].values()
                  if cell["verdict"] != "same"]
-    page = visit.open(COMPATIBILITY_PAGE)
+    page = visit.open(path)
     results = page.locator("article .compatibility table")
     assert results.locator("tbody tr").count() == len(snippets)
     links = results.locator("td a")
@@ -167,10 +217,16 @@ def test_compatibility_table_shows_each_difference_on_a_click(visit: Visit) -> N
         expect(page.locator(f"[id='{link.get_attribute('href').removeprefix('#')}'] pre")).to_be_in_viewport()
 
 
-def test_notebook_page_renders_its_cells_and_offers_the_file(visit: Visit) -> None:
-    notebook = json.loads((ROOT / "docs" / "notebooks" / "token-embeddings.ipynb").read_text(encoding="utf-8"))
+@by_part
+def test_a_part_s_page_opens_its_notebook_which_renders_its_cells_and_offers_the_file(
+    visit: Visit, part: Part
+) -> None:
+    notebook = json.loads((DOCS / part.notebook).read_text(encoding="utf-8"))
     code_cells = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
-    page = visit.open(NOTEBOOK_PAGE)
+    page = visit.open(built_path(part.page))
+    page.get_by_role("link", name="Open this part's companion notebook").click()
+    page.wait_for_load_state("networkidle")
+    assert page.url == visit.base_url + notebook_path(part)
     inputs = page.locator(".jp-CodeCell .jp-InputArea-editor")  # two nested .jp-CodeCell per cell
     assert inputs.count() == len(code_cells)
     for shown, cell in zip(inputs.all(), code_cells, strict=True):
@@ -178,33 +234,37 @@ def test_notebook_page_renders_its_cells_and_offers_the_file(visit: Visit) -> No
     download = page.get_by_role("link", name=re.compile("Download the notebook"))
     href = download.get_attribute("href")
     assert href and href.endswith(".ipynb")
-    response = page.request.get(visit.base_url + NOTEBOOK_PAGE + href)
+    response = page.request.get(visit.base_url + notebook_path(part) + href)
     assert response.ok and response.json() == notebook
 
 
-def test_copy_button_copies_the_code(visit: Visit) -> None:
-    page = visit.open(ARTICLE)
+@by_part
+def test_copy_button_copies_the_code(visit: Visit, part: Part) -> None:
+    first = next(directive for directive in directives(part.page) if isinstance(directive, Listing))
+    page = visit.open(built_path(part.page))
     block = page.locator("article .language-python.highlight").first
     block.hover()
     block.get_by_title("Copy to clipboard").click()
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.strip() == block.locator("code").inner_text().strip()
-    assert "from_pretrained" in copied
+    assert copied.strip() == shown_code(first.file, first.section), "the snippet's section, as the page shows it"
 
 
-def test_notebook_copy_button_copies_the_cell_and_says_so(visit: Visit) -> None:
-    """Its scripts run last on the page (recorder/notebook.py moves them): the buttons still work."""
-    page = visit.open(NOTEBOOK_PAGE)
-    cell = page.locator(".jp-Cell", has=page.locator("clipboard-copy")).filter(has_text="from_pretrained").last
+@by_part
+def test_notebook_copy_button_copies_the_cell_and_says_so(visit: Visit, part: Part) -> None:
+    notebook = json.loads((DOCS / part.notebook).read_text(encoding="utf-8"))
+    last = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"][-1]
+    page = visit.open(notebook_path(part))
+    cell = page.locator(".jp-Cell", has=page.locator("clipboard-copy")).last
     cell.locator("clipboard-copy").click()
     copied = page.evaluate("navigator.clipboard.readText()")
-    assert "from_pretrained" in copied
+    assert copied.strip() == "".join(last["source"]).strip()
     assert copied.strip() == cell.locator(".highlight-ipynb pre").inner_text().strip()
     assert cell.locator(".notice").is_visible()
 
 
 def test_palette_toggle_switches_to_dark_and_back(visit: Visit) -> None:
-    page = visit.open(ARTICLE)
+    page = visit.open("")
     scheme = "body[data-md-color-scheme='{}']"
     assert page.locator(scheme.format("default")).count() == 1
     page.get_by_title("Switch to dark mode").click()
@@ -213,36 +273,47 @@ def test_palette_toggle_switches_to_dark_and_back(visit: Visit) -> None:
     page.wait_for_selector(scheme.format("default"))
 
 
-def test_search_finds_a_word_offline(visit: Visit) -> None:
-    page = visit.open(ARTICLE)
-    page.get_by_role("textbox", name="Search").click()
-    page.keyboard.type("backpropagation")
-    result = page.locator(".md-search-result__item").first
-    result.wait_for(state="visible", timeout=10_000)
-    assert "token-embeddings" in (result.locator("a").first.get_attribute("href") or "")
+def test_search_finds_each_part_offline(visit: Visit) -> None:
+    """A part's title, typed in the search box, finds its page: the index is the site's own."""
+    page = visit.open("")
+    search = page.get_by_role("textbox", name="Search")
+    for part in PARTS:
+        title = markdown_headings(page_body(part.page))[0]
+        search.click()
+        search.fill("")
+        page.keyboard.type(title)
+        results = page.locator(".md-search-result__item > a")
+        results.first.wait_for(state="visible", timeout=10_000)
+        found = results.evaluate_all("links => links.map(link => new URL(link.href).pathname)")
+        assert f"/{built_path(part.page)}" in found, f"{title!r} finds {found}"
     assert visit.remote_requests() == []
 
 
-def test_a_provenance_line_opens_onto_its_whole_record_on_a_phone(visit: Visit) -> None:
+@by_part
+def test_a_provenance_line_opens_onto_its_whole_record_on_a_phone(visit: Visit, part: Part) -> None:
     visit.page.set_viewport_size(PHONE)
-    page = visit.open(ARTICLE)
-    for block in page.locator("article [data-snippet]").all():
+    page = visit.open(built_path(part.page))
+    blocks = page.locator("article [data-snippet]").all()
+    assert blocks, "the page shows recorded outputs"
+    for block in blocks:
         name = block.get_attribute("data-snippet")
         digest = MANIFEST[name]["output_sha256"]
         record = block.locator("details.provenance-record dl")
         assert not record.is_visible(), f"{name}: the record starts closed"
         block.locator("summary").click()
         assert record.is_visible() and digest in record.inner_text(), name
-    assert visit.page.url.endswith(ARTICLE), "opening a record follows no link"
+    assert visit.page.url.endswith(built_path(part.page)), "opening a record follows no link"
     width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], "an open record never widens the page"
 
 
-def test_the_provenance_table_scrolls_inside_the_page_on_a_phone(visit: Visit) -> None:
+@pytest.mark.parametrize("path", pages_showing(Provenance))
+def test_the_provenance_table_scrolls_inside_the_page_on_a_phone(visit: Visit, path: str) -> None:
     visit.page.set_viewport_size(PHONE)
-    page = visit.open(PROVENANCE_PAGE)
+    page = visit.open(path)
     wrapper = page.locator("article .md-typeset__scrollwrap")
-    assert wrapper.locator("table tbody tr").count() == len(MANIFEST)
+    assert wrapper.locator("table tbody tr:has(th[scope=row])").count() == len(MANIFEST), "a row per output"
+    assert wrapper.locator("table tbody th[scope=rowgroup]").count() == len(PARTS), "grouped by part"
     scrolled, shown = wrapper.evaluate("element => [element.scrollWidth, element.clientWidth]")
     assert scrolled > shown, "the table is wider than a phone and scrolls"
     width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
@@ -250,13 +321,14 @@ def test_the_provenance_table_scrolls_inside_the_page_on_a_phone(visit: Visit) -
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path", [ARTICLE, NOTEBOOK_PAGE, PROVENANCE_PAGE, COMPATIBILITY_PAGE])
+@pytest.mark.parametrize("path", PAGES)
 def test_no_serious_accessibility_violations(visit: Visit, path: str, scheme: str) -> None:
     if not AXE.is_file():
         pytest.fail(f"{AXE.relative_to(ROOT)} not found: run `npm ci` (`make test` does it).")
     visit.page.emulate_media(color_scheme=scheme)
     page = visit.open(path)
     page.evaluate("document.querySelectorAll('details').forEach(details => details.open = true)")  # check records too
+    draw_whole_page(page)  # what a reader reaches, not the place-holders of what is not drawn yet
     page.add_script_tag(path=str(AXE))
     violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
     serious = [f"{v['id']} ({v['impact']}): {v['help']} at {[node['target'] for node in v['nodes']]}"

@@ -10,29 +10,56 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
+from mkdocs.utils.meta import get_data
 
 from recorder import store
-from support import ROOT, with_values
+from recorder.directives import Example, Figure, Listing, parse
+from recorder.project import Part, Project
+from support import ROOT, page_recorded
 
-ARTICLE = (ROOT / "docs" / "token-embeddings.md").read_text(encoding="utf-8")
-EXAMPLES = re.findall(r"^\{\{ (code|example) (\w+\.py)(?::([-\w]+))?", ARTICLE, re.M)
-FIGURES = re.findall(r'^\{\{ figure (\w+)\.py "([^"]+)" \}\}$', ARTICLE, re.M)
+DOCS = ROOT / "docs"
+PROJECT = Project.load(ROOT)
+PARTS = PROJECT.parts()
 MARKER = re.compile(r"^\s*# -+8<-+ \[(start|end):([-\w]+)\]\s*$")
+ENTRY = re.compile(r"^- \[([^\]]+)\]\(([^)]+)\)(?:: (.*))?$", re.M)
+
+by_part = pytest.mark.parametrize("part", PARTS, ids=lambda part: part.name)
 
 
-def listed(site: Path) -> dict[str, Path]:
-    """The pages /llms.txt links, by title, each as the built file its link names."""
+def sections(site: Path) -> dict[str, dict[Path, str]]:
+    """/llms.txt's sections, by title, each with the built Markdown file of each page it lists and
+    that page's description."""
     text = (site / "llms.txt").read_text(encoding="utf-8")
-    return {title: site / urlsplit(url).path.lstrip("/")
-            for title, url in re.findall(r"^- \[([^\]]+)\]\(([^)]+)\)", text, re.M)}
+    found = {}
+    for section in re.split(r"^## ", text, flags=re.M)[1:]:
+        title, _, body = section.partition("\n")
+        found[title] = {site / urlsplit(url).path.lstrip("/"): description or ""
+                        for _, url, description in ENTRY.findall(body)}
+    return found
+
+
+def listed(site: Path) -> list[tuple[str, Path]]:
+    """The pages /llms.txt links, each by its title and the built file its link names."""
+    text = (site / "llms.txt").read_text(encoding="utf-8")
+    return [(title, site / urlsplit(url).path.lstrip("/")) for title, url, _ in ENTRY.findall(text)]
+
+
+def built_markdown(site: Path, page: str) -> Path:
+    """Where the build writes the Markdown version of `docs/page`."""
+    built = page.removesuffix(".md").removesuffix(".ipynb")
+    return site / ("index.md" if built == "index" else f"{built}/index.md")
 
 
 def markdown_of(site: Path, page: str) -> str:
     """The Markdown version of `docs/page`, read where /llms.txt says it is."""
-    built = page.removesuffix(".md").removesuffix(".ipynb")
-    path = site / ("index.md" if built == "index" else f"{built}/index.md")
-    assert path in listed(site).values(), f"/llms.txt does not list {page}"
+    path = built_markdown(site, page)
+    assert path in {built for _, built in listed(site)}, f"/llms.txt does not list {page}"
     return path.read_text(encoding="utf-8")
+
+
+def front_matter(part: Part) -> tuple[str, dict]:
+    """A part's page: its Markdown body and its front matter."""
+    return get_data((DOCS / part.page).read_text(encoding="utf-8"))
 
 
 def shown_code(file: str, section: str | None) -> str:
@@ -52,54 +79,76 @@ def test_llms_txt_describes_the_series_and_lists_every_page(built_site: Path) ->
     text = (built_site / "llms.txt").read_text(encoding="utf-8")
     assert text.startswith("# How GPT-2 works\n\n> ")
     pages = listed(built_site)
-    sources = sorted(path.relative_to(ROOT / "docs").as_posix()
-                     for path in [*(ROOT / "docs").rglob("*.md"), *(ROOT / "docs").rglob("*.ipynb")])
-    assert len(pages) == len(sources), f"/llms.txt lists {sorted(pages)}, the site has {sources}"
-    for title, path in pages.items():
+    sources = sorted(path.relative_to(DOCS).as_posix() for path in [*DOCS.rglob("*.md"), *DOCS.rglob("*.ipynb")])
+    assert sorted(path for _, path in pages) == sorted(built_markdown(built_site, source) for source in sources), (
+        f"/llms.txt lists {[title for title, _ in pages]}, the site has {sources}")
+    for title, path in pages:
         assert path.is_file(), f"{title}: {path} was not written"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("page", ["index.md", "token-embeddings.md", "provenance.md",
-                                  "notebooks/token-embeddings.ipynb"])
-def test_a_page_s_markdown_holds_no_directive_no_placeholder_and_no_drawing(built_site: Path, page: str) -> None:
-    markdown = markdown_of(built_site, page)
-    assert markdown.startswith("# ")
-    for leftover in ("{{", "<svg", "recorded-output-", "¶", "Copied!"):
-        assert leftover not in markdown, f"{page}: {leftover!r} in its Markdown"
+def test_llms_txt_lists_each_part_with_its_description_and_each_notebook(built_site: Path) -> None:
+    found = sections(built_site)
+    series = found[PROJECT.options.llms_section]
+    reference = {path for title, pages in found.items() if title != PROJECT.options.llms_section for path in pages}
+    for part in PARTS:
+        description = front_matter(part)[1].get("description")
+        assert description, f"docs/{part.page} declares the `description` llms.txt gives it"
+        assert series.get(built_markdown(built_site, part.page)) == description, part.name
+        assert built_markdown(built_site, part.notebook) in reference, f"{part.notebook} is not listed"
+    notebooks = {built_markdown(built_site, path.relative_to(DOCS).as_posix())
+                 for path in (DOCS / "notebooks").glob("*.ipynb")}
+    assert notebooks == {built_markdown(built_site, part.notebook) for part in PARTS}, "a notebook per part"
 
 
 @pytest.mark.slow
-def test_the_article_s_markdown_holds_each_code_section_and_its_recorded_output(built_site: Path) -> None:
-    markdown = markdown_of(built_site, "token-embeddings.md")
+def test_every_page_s_markdown_holds_no_directive_no_placeholder_and_no_drawing(built_site: Path) -> None:
+    pages = listed(built_site)
+    assert pages
+    for title, path in pages:
+        markdown = path.read_text(encoding="utf-8")
+        assert markdown.startswith("# "), title
+        for leftover in ("{{", "<svg", "recorded-output-", "¶", "Copied!"):
+            assert leftover not in markdown, f"{title}: {leftover!r} in its Markdown"
+
+
+@pytest.mark.slow
+@by_part
+def test_a_part_s_markdown_holds_each_code_section_and_its_recorded_output(built_site: Path, part: Part) -> None:
+    markdown = markdown_of(built_site, part.page)
     manifest = store.read_manifest(ROOT)
-    for kind, file, section in EXAMPLES:
-        code = shown_code(file, section or None)
-        assert f"snippets/{file}\n\n```python\n{code}\n```" in markdown, f"{file}:{section} is not in the Markdown"
-        if kind == "example":
-            name = file.removesuffix(".py")
-            output = (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8").rstrip("\n")
+    listings = [directive for directive in parse(front_matter(part)[0], part.page) if isinstance(directive, Listing)]
+    assert listings
+    for listing in listings:
+        code = shown_code(listing.file, listing.section)
+        assert f"snippets/{listing.file}\n\n```python\n{code}\n```" in markdown, f"{listing.text} is not in the Markdown"
+        if isinstance(listing, Example):
+            output = (ROOT / "outputs" / f"{listing.name}.txt").read_text(encoding="utf-8").rstrip("\n")
             shown = f"```python\n{code}\n```\n\nOutput\n\n```\n{output}\n```\n\n"
-            assert shown in markdown, f"{name}: its recorded output does not follow its code"
-            assert manifest[name]["output_sha256"] in markdown, f"{name}: its record is not in the Markdown"
+            assert shown in markdown, f"{listing.name}: its recorded output does not follow its code"
+            assert manifest[listing.name]["output_sha256"] in markdown, f"{listing.name}: its record is not in the Markdown"
 
 
 @pytest.mark.slow
-def test_the_article_s_markdown_gives_each_figure_as_its_text_alternative(built_site: Path) -> None:
-    markdown = markdown_of(built_site, "token-embeddings.md")
-    assert len(FIGURES) == 2
-    for name, alt in FIGURES:
-        shown = with_values(alt)
-        figure = next((line for line in markdown.splitlines() if line.startswith("**Figure:**") and shown in line),
-                      None)
-        assert figure is not None, f"{name}: no text alternative in the Markdown"
-        assert f"Source: [snippets/{name}.py]" in markdown
+@by_part
+def test_a_part_s_markdown_gives_each_figure_as_its_text_alternative(built_site: Path, part: Part) -> None:
+    markdown = markdown_of(built_site, part.page)
+    body, _ = front_matter(part)
+    values = page_recorded(part)
+    figures = [directive for directive in parse(body, part.page) if isinstance(directive, Figure)]
+    lines = [line for line in markdown.splitlines() if line.startswith("**Figure:**")]
+    assert len(lines) == len(figures)
+    for figure in figures:
+        alt = "".join(piece if isinstance(piece, str) else values.value(piece.name) for piece in figure.alt)
+        assert any(alt in line for line in lines), f"{figure.name}: no text alternative in the Markdown"
+        assert f"Source: [snippets/{figure.file}]" in markdown
 
 
 @pytest.mark.slow
-def test_the_notebook_s_markdown_holds_each_cell_and_its_output(built_site: Path) -> None:
-    markdown = markdown_of(built_site, "notebooks/token-embeddings.ipynb")
-    notebook = json.loads((ROOT / "docs" / "notebooks" / "token-embeddings.ipynb").read_text(encoding="utf-8"))
+@by_part
+def test_a_notebook_s_markdown_holds_each_cell_and_its_output(built_site: Path, part: Part) -> None:
+    markdown = markdown_of(built_site, part.notebook)
+    notebook = json.loads((DOCS / part.notebook).read_text(encoding="utf-8"))
     cells = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
     assert cells
     for cell in cells:
