@@ -8,10 +8,11 @@ refuses these weights by their sha256.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from recorder.hub import snapshot_dir
-from recorder.pinned import REVISION
+from recorder.pinned import REVISION, TOKENIZER_FILES
 from recorder.runner import in_child
 
 
@@ -38,6 +39,10 @@ def create(hub_cache: Path, *, seed: int, n_layer: int = 1) -> Path:
     torch.manual_seed(seed)
     GPT2LMHeadModel(GPT2Config(n_layer=n_layer)).save_pretrained(snapshot)
     GPT2Tokenizer(vocab=str(vocab), merges=str(merges)).save_pretrained(snapshot)
+    # Saved, the tokenizer is tokenizer.json alone; snippets that fetch GPT-2's vocabulary files by
+    # name (`hf_hub_download`) find them here, byte for byte GPT-2's.
+    for name, packaged in zip(TOKENIZER_FILES[:2], (vocab, merges), strict=True):
+        shutil.copyfile(packaged, snapshot / name)
     (snapshot.parent.parent / "refs").mkdir(exist_ok=True)
     (snapshot.parent.parent / "refs" / "main").write_text(REVISION)
     return snapshot

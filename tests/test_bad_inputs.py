@@ -23,17 +23,25 @@ from types import FrameType
 import pytest
 
 from recorder import store
+from recorder.__main__ import main
 from recorder.project import Project
 from recorder.record import record as store_record
+from recorder.snippets import parts
 from support import ROOT, offline_env, snapshot
+
+# The part whose folder the tests' own snippets go in: any part will do.
+PART = parts(ROOT)[0]
 
 
 def record_in_a_fork(project: Path, kill_before_call: int, report: Path) -> int:
     """Run the record step in a forked child of this process and return how it ended.
 
-    The child is killed with SIGKILL just before the `kill_before_call`-th
-    input/output call (os.replace, os.fsync, a file write...) that it makes while
-    committing its outputs; 0 never kills. Forking skips a new interpreter's start
+    The child is killed with SIGKILL just before the `kill_before_call`-th call
+    that changes the disk (a file opened, written or closed, os.replace, os.fsync,
+    a file or folder made or removed...) that it makes while committing its
+    outputs; 0 never kills. What is on disk changes only at those calls, so a kill
+    before any other call (a stat, a directory listing) leaves a state one of
+    them leaves too. Forking skips a new interpreter's start
     and imports, and reading mkdocs.yml (loaded here first, once per process, as
     `Project.load` does in a record run), which the many kill points would
     otherwise pay each time. Returns the exit status, or minus the signal that
@@ -56,13 +64,20 @@ def record_in_a_fork(project: Path, kill_before_call: int, report: Path) -> int:
     return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 
 
+# The calls of the os and io modules (and their files' methods) that change what is on disk.
+DISK_CHANGES = frozenset({"open", "write", "flush", "close", "__exit__", "fsync", "replace", "rename",
+                          "unlink", "remove", "rmdir", "mkdir", "truncate", "ftruncate"})
+
+
 def _kill_while_committing(target: int) -> None:
     calls = 0
 
     def count_io(frame: FrameType, event: str, function: object) -> None:
         nonlocal calls
+        if event != "c_call" or getattr(function, "__name__", None) not in DISK_CHANGES:
+            return
         owner = getattr(function, "__module__", None) or type(getattr(function, "__self__", None)).__module__
-        if event == "c_call" and owner in ("posix", "io", "_io"):
+        if owner in ("posix", "io", "_io"):
             calls += 1
             if calls == target:
                 os.kill(os.getpid(), signal.SIGKILL)
@@ -83,8 +98,11 @@ def record(run, project: Path, *flags: str, env: dict[str, str] | None = None) -
     return run("python", "-m", "recorder", "record", *flags, cwd=project, env=env)
 
 
-def add_snippet(project: Path, name: str, source: str) -> None:
-    (project / "snippets" / f"{name}.py").write_text(source, encoding="utf-8")
+def add_snippet(project: Path, name: str, source: str) -> Path:
+    """A new snippet `name` in the folder of PART; returns its path."""
+    path = project / "snippets" / PART / f"{name}.py"
+    path.write_text(source, encoding="utf-8")
+    return path
 
 
 def refused(result: subprocess.CompletedProcess[str], *phrases: str) -> None:
@@ -98,11 +116,11 @@ def test_a_snippet_that_raises_shows_its_own_traceback(run, project: Path) -> No
                                    "print(scale([1, 2]))\n")
     before = snapshot(project / "outputs")
     result = record(run, project)
-    refused(result, "snippets/scaled.py raised an error:\n"
-                    '  File "snippets/scaled.py", line 5\n    print(scale([1, 2]))\n'
-                    '  File "snippets/scaled.py", line 2\n    return [value / 0 for value in values]\n',
+    refused(result, f"snippets/{PART}/scaled.py raised an error:\n"
+                    f'  File "snippets/{PART}/scaled.py", line 5\n    print(scale([1, 2]))\n'
+                    f'  File "snippets/{PART}/scaled.py", line 2\n    return [value / 0 for value in values]\n',
             "ZeroDivisionError: division by zero",
-            "Fix the snippet, check it with `python snippets/scaled.py`, then run `make record`.")
+            f"Fix the snippet, check it with `python snippets/{PART}/scaled.py`, then run `make record`.")
     assert "recorder" not in result.stderr and "runpy" not in result.stderr
     assert snapshot(project / "outputs") == before
 
@@ -113,7 +131,7 @@ def test_a_hanging_snippet_stops_at_the_timeout(run, project: Path) -> None:
                                   "    except Exception:\n        pass\n")
     before = snapshot(project / "outputs")
     refused(record(run, project, "--timeout", "1"),
-            "snippets/hangs.py did not finish within 1 s", "raise the limit with `make record TIMEOUT=<seconds>`")
+            f"snippets/{PART}/hangs.py did not finish within 1 s", "raise the limit with `make record TIMEOUT=<seconds>`")
     assert snapshot(project / "outputs") == before
 
 
@@ -125,18 +143,18 @@ def test_make_record_passes_its_timeout_on(run) -> None:
 
 @pytest.mark.parametrize(("source", "message"), [
     ('import sys\n\nprint("caf", end="")\nsys.stdout.buffer.write(b"\\xe9\\n")\n',
-     "snippets/printer.py printed bytes that are not valid UTF-8 (invalid continuation byte at byte 3). "
+     "/printer.py printed bytes that are not valid UTF-8 (invalid continuation byte at byte 3). "
      "Print text: decode bytes first, or print their repr()."),
     ('print("\\udcff")\n',
-     "snippets/printer.py printed bytes that are not valid UTF-8"),
+     "/printer.py printed bytes that are not valid UTF-8"),
     ('while True:\n    print("a runaway loop " * 10)\n',
-     "snippets/printer.py printed more than 65,536 bytes, more than a page shows. "
+     "/printer.py printed more than 65,536 bytes, more than a page shows. "
      "Print less (a slice, a shape, a summary)."),
 ], ids=["raw bytes", "a lone surrogate", "a runaway loop"])
 def test_output_a_page_cannot_show_is_refused(run, project: Path, source: str, message: str) -> None:
     add_snippet(project, "printer", source)
     before = snapshot(project / "outputs")
-    refused(record(run, project), message)
+    refused(record(run, project), f"snippets/{PART}{message}")
     assert snapshot(project / "outputs") == before
 
 
@@ -163,7 +181,14 @@ def restore(project: Path, files: dict[str, bytes]) -> None:
     for name in set(published(project)) - set(files):
         (outputs / name).unlink()
     for name, data in files.items():
+        (outputs / name).parent.mkdir(parents=True, exist_ok=True)
         (outputs / name).write_bytes(data)
+
+
+def staged(staging: Path) -> dict[str, bytes]:
+    """The files a transaction that reached READY puts in place, by their path inside outputs/."""
+    return {path.relative_to(staging).as_posix(): path.read_bytes()
+            for path in staging.rglob("*") if path.is_file() and path.name != store.READY}
 
 
 @pytest.mark.slow
@@ -173,9 +198,14 @@ def test_a_record_run_killed_at_any_step_of_its_commit_loses_nothing(project: Pa
     report = project.parent / "report.txt"
     add_snippet(project, "first", 'print("first")\n')
     assert record_in_a_fork(project, 0, report) == 0
+    # Left by a part since removed: the run under test deletes it, and then its empty folder.
+    orphan = project / "outputs" / "removed-part" / "gone.txt"
+    orphan.parent.mkdir()
+    orphan.write_text("gone\n")
     previous = published(project)
-    # The run under test records `second` and drops `first`: it writes, replaces and removes.
-    (project / "snippets" / "first.py").unlink()
+    # The run under test records `second` and drops `first`: it writes, replaces and removes,
+    # inside outputs/<part>/ as well as at the top of outputs/.
+    (project / "snippets" / PART / "first.py").unlink()
     add_snippet(project, "second", 'print("second")\n')
     staging = project / "outputs" / store.TRANSACTION
     kills = 0
@@ -191,8 +221,10 @@ def test_a_record_run_killed_at_any_step_of_its_commit_loses_nothing(project: Pa
             # Complete but not yet in place: the next run puts it there before anything else.
             assert "interrupted record run. Run `make record` to finish it." in store.problems(project)[0].message
             marker = json.loads((staging / store.READY).read_text())
+            assert f"{PART}/first.txt" in marker["remove"] and "removed-part/gone.txt" in marker["remove"]
             expected = {name: data for name, data in left.items() if name not in marker["remove"]}
-            expected |= {path.name: path.read_bytes() for path in staging.iterdir() if path.name != store.READY}
+            expected |= staged(staging)
+            assert f"{PART}/second.txt" in expected
         else:
             # Either nothing happened yet, or everything did.
             expected = None if left == previous else left
@@ -201,11 +233,15 @@ def test_a_record_run_killed_at_any_step_of_its_commit_loses_nothing(project: Pa
         assert not staging.exists()
         assert store.problems(project) == []
         if expected is None:
-            assert "[1/1] snippets/second.py" in rerun
+            assert f"[1/1] snippets/{PART}/second.py" in rerun
         else:
             assert published(project) == expected, f"killed before call {kills}"
             assert "up to date" in rerun
-    assert kills > 20, "the commit made fewer input/output calls than expected"
+        assert not orphan.parent.exists(), f"killed before call {kills}: the removed part's folder stayed"
+        assert (project / "outputs" / PART / "second.txt").read_text() == "second\n"
+        assert not (project / "outputs" / PART / "first.txt").exists()
+    assert kills > 20, "the commit made fewer changes to the disk than expected"
+    assert not orphan.parent.exists() and (project / "outputs" / PART).is_dir()
 
 
 @pytest.mark.slow
@@ -229,5 +265,86 @@ def test_a_second_record_run_is_refused_while_one_is_running(run, project: Path)
         (project / "release").touch()
         stdout, stderr = first.communicate(timeout=120)
     assert first.returncode == 0, stderr
-    assert (project / "outputs" / "waits.txt").read_text() == "released\n"
+    assert (project / "outputs" / PART / "waits.txt").read_text() == "released\n"
     assert store.problems(project) == []
+
+
+@pytest.fixture
+def in_process(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+               capsys: pytest.CaptureFixture[str]):
+    """`python -m recorder COMMAND` in the project copy, run in this process; returns (status, stdout, stderr).
+
+    Offline, with an empty Hugging Face cache: nothing here may reach GPT-2, nor find it on this machine.
+    """
+    empty = tmp_path / "empty-hub-cache"
+    empty.mkdir()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(empty))
+
+    def command(*argv: str) -> tuple[int, str, str]:
+        status = main(["--root", str(project), *argv])
+        printed = capsys.readouterr()
+        return status, printed.out, printed.err
+
+    return command
+
+
+def test_an_output_no_snippet_owns_fails_the_check_and_make_record_removes_it(project: Path, in_process) -> None:
+    """Such as one a removed snippet or a removed part left behind, which no manifest entry names."""
+    outputs = project / "outputs"
+    left_behind = [outputs / PART / "gone.txt", outputs / "removed-part" / "gone.txt"]
+    for path in left_behind:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("printed by a snippet since removed\n")
+
+    status, _, errors = in_process("check")
+
+    assert status == 1
+    for path in left_behind:
+        shown = path.relative_to(project).as_posix()
+        assert (f"{shown} belongs to no snippet (snippets/{path.relative_to(outputs).with_suffix('.py').as_posix()} "
+                "does not exist). Run `make record`, which removes it, or delete it.") in errors
+
+    before = snapshot(outputs)
+    status, printed, errors = in_process("record")
+
+    assert status == 0, errors
+    assert "recorded 0 of" in printed
+    assert snapshot(outputs) == {name: data for name, data in before.items()
+                                 if name not in {"removed-part/gone.txt", f"{PART}/gone.txt"}}
+    assert not (outputs / "removed-part").exists(), "the empty folder of the removed part stays"
+    assert (outputs / PART).is_dir()
+    assert in_process("check")[0] == 0
+
+
+def test_an_edit_is_stale_however_soon_after_a_record_and_whatever_the_file_time(
+        project: Path, in_process) -> None:
+    """Whether an output is stale is read from content hashes only, never from file times."""
+    snippet = add_snippet(project, "counts", 'print("one")\n')
+    output = project / "outputs" / PART / "counts.txt"
+    assert in_process("record")[0] == 0
+    assert output.read_text() == "one\n"
+
+    # Within the same second, the same size: only the content tells it changed.
+    snippet.write_text('print("two")\n', encoding="utf-8")
+    status, _, errors = in_process("check")
+    assert status == 1
+    assert f"snippets/{PART}/counts.py changed since its output was recorded." in errors
+    assert in_process("record")[0] == 0
+    assert output.read_text() == "two\n"
+
+    # An edit whose file time is older than the output's, as a checkout or an unpacked archive leaves.
+    snippet.write_text('print("3!")\n', encoding="utf-8")
+    long_ago = time.time() - 365 * 24 * 3600
+    os.utime(snippet, (long_ago, long_ago))
+    status, _, errors = in_process("check")
+    assert status == 1
+    assert f"snippets/{PART}/counts.py changed since its output was recorded." in errors
+    status, printed, _ = in_process("record")
+    assert status == 0 and f"[1/1] snippets/{PART}/counts.py" in printed
+    assert output.read_text() == "3!\n"
+
+    # And a file touched without a change is not stale: nothing re-runs.
+    os.utime(snippet)
+    status, printed, _ = in_process("record")
+    assert status == 0 and "is up to date" in printed
