@@ -30,7 +30,7 @@ REFERENCE = Printed("True\n[0.512290, 0.020567]\ntorch.Size([1, 5])\n")
 
 
 def test_a_release_that_prints_the_recorded_lines_is_the_same() -> None:
-    weight_dependent = weight_dependent_lines("x", RECORDED, REFERENCE, "5.17.0")
+    weight_dependent = weight_dependent_lines("snippets/x.py", RECORDED, REFERENCE, "5.17.0")
     assert weight_dependent == {2}
     other_values = Printed("True\n[-0.118803, 0.734000]\ntorch.Size([1, 5])\n")
     assert verdict(RECORDED, other_values, weight_dependent) == {"verdict": "same"}
@@ -64,11 +64,11 @@ def test_an_error_is_the_verdict_whatever_was_printed() -> None:
 
 @pytest.mark.parametrize(("reference", "message"), [
     (Printed("", "OSError: no such file"), "snippets/x.py fails with transformers 5.17.0, the pinned release"),
-    (Printed("True\n"), "snippets/x.py prints 1 lines with transformers 5.17.0 .* outputs/x.txt has 3"),
+    (Printed("True\n"), "snippets/x.py prints 1 lines with transformers 5.17.0 .* its recorded output has 3"),
 ])
 def test_the_pinned_release_must_print_the_recorded_lines(reference: Printed, message: str) -> None:
     with pytest.raises(compat_table.CompatError, match=message):
-        weight_dependent_lines("x", RECORDED, reference, "5.17.0")
+        weight_dependent_lines("snippets/x.py", RECORDED, reference, "5.17.0")
 
 
 # Snippets of a small project. Each prints what the release it runs with ($RELEASE) makes of it;
