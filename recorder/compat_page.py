@@ -44,6 +44,18 @@ def _detail(result: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def _versions(table: dict[str, Any]) -> str:
+    """A line per release naming what it ran with, like an output's provenance line; it wraps, never scrolls."""
+    lines = []
+    for release, about in table["releases"].items():
+        named = " · ".join(f"{title} {_escaped(str(about['versions'][package]))}"
+                           for package, title in _VERSION_LABELS.items() if about["versions"].get(package))
+        day = html.escape(about["checked_at"][:10])
+        lines.append(f"<li><strong>transformers {html.escape(release)}</strong> · {named} · "
+                     f'checked on <time datetime="{day}">{day}</time></li>')
+    return "".join(lines)
+
+
 def render(root: Path, page_url: str, repository: Repository | None = None) -> str:
     table = compat_table.read(root)
     snippets = discover(root)
@@ -74,14 +86,7 @@ def render(root: Path, page_url: str, repository: Repository | None = None) -> s
             sections.append(f'<section id="{anchor}"><h3>{label} with transformers {html.escape(release)}: '
                             f"{result['verdict']}</h3><pre><code>{_escaped(_detail(result))}</code></pre></section>")
         rows.append(f"{row}</tr>")
-    versions = []
-    for release, about in table["releases"].items():
-        named = " · ".join(f"{label} {_escaped(str(about['versions'][package]))}"
-                           for package, label in _VERSION_LABELS.items() if about["versions"].get(package))
-        day = html.escape(about["checked_at"][:10])
-        versions.append(f"<li><strong>transformers {html.escape(release)}</strong> · {named} · "
-                        f'checked on <time datetime="{day}">{day}</time></li>')
     return ('<div class="compatibility"><table><caption>Each example run with each Transformers release, compared '
             f'with the output this site shows</caption><thead><tr><th scope="col">Example</th>{heads}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table><p>What each release ran with:</p>'
-            f'<ul class="compat-versions">{"".join(versions)}</ul>{"".join(sections)}</div>')
+            f'<ul class="compat-versions">{_versions(table)}</ul>{"".join(sections)}</div>')

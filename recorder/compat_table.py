@@ -40,8 +40,8 @@ def read(root: Path) -> dict[str, Any]:
                 for row in table["snippets"].values() for release in table["releases"]):
             raise ValueError("no reference release, or a verdict that is none of same, differs, error")
     except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise CompatError(f"{RESULTS} is not a valid version table ({error}). Restore it with "
-                          f"`git checkout -- {RESULTS}`, or run `make compat` and commit it.") from None
+        raise CompatError(f"{RESULTS} is not a valid version table ({type(error).__name__}: {error}). Restore "
+                          f"it with `git checkout -- {RESULTS}`, or run `make compat` and commit it.") from None
     return table
 
 
