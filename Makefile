@@ -61,7 +61,8 @@ bench: $(STAMP) ## Time the build against the limit and mkdocs-jupyter; writes b
 	$(BIN)/python -m bench.run
 
 # Not part of `make test` or `make site`: it installs several transformers releases, each into its
-# own environment in .compat/ (reused while it holds what it should; `make clean` keeps them).
+# own environment in .compat/, made with uv from one package cache there, .compat/uv-cache (each
+# environment is reused while it holds what it should; `make clean` keeps them all).
 compat: $(STAMP) ## Run every snippet with several transformers releases; writes compat/results.json
 	$(BIN)/python -m recorder compat $(if $(TIMEOUT),--timeout $(TIMEOUT))
 

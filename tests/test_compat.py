@@ -30,7 +30,7 @@ REFERENCE = Printed("True\n[0.512290, 0.020567]\ntorch.Size([1, 5])\n")
 
 
 def test_a_release_that_prints_the_recorded_lines_is_the_same() -> None:
-    weight_dependent = weight_dependent_lines("x", RECORDED, REFERENCE, "5.17.0")
+    weight_dependent = weight_dependent_lines("snippets/x.py", RECORDED, REFERENCE, "5.17.0")
     assert weight_dependent == {2}
     other_values = Printed("True\n[-0.118803, 0.734000]\ntorch.Size([1, 5])\n")
     assert verdict(RECORDED, other_values, weight_dependent) == {"verdict": "same"}
@@ -64,11 +64,11 @@ def test_an_error_is_the_verdict_whatever_was_printed() -> None:
 
 @pytest.mark.parametrize(("reference", "message"), [
     (Printed("", "OSError: no such file"), "snippets/x.py fails with transformers 5.17.0, the pinned release"),
-    (Printed("True\n"), "snippets/x.py prints 1 lines with transformers 5.17.0 .* outputs/x.txt has 3"),
+    (Printed("True\n"), "snippets/x.py prints 1 lines with transformers 5.17.0 .* its recorded output has 3"),
 ])
 def test_the_pinned_release_must_print_the_recorded_lines(reference: Printed, message: str) -> None:
     with pytest.raises(compat_table.CompatError, match=message):
-        weight_dependent_lines("x", RECORDED, reference, "5.17.0")
+        weight_dependent_lines("snippets/x.py", RECORDED, reference, "5.17.0")
 
 
 # Snippets of a small project. Each prints what the release it runs with ($RELEASE) makes of it;
@@ -293,11 +293,13 @@ def test_requirements_pin_what_the_snippets_import_with_the_release_under_test(t
         compat_envs.requirements(tmp_path, {"einops"}, "4.57.6")
 
 
-def test_an_environment_is_reused_while_it_holds_what_it_should(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_environment_is_made_with_uv_and_reused_while_it_holds_what_it_should(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     commands: list[list[str]] = []
 
-    def succeed(command: list[str], check: bool) -> subprocess.CompletedProcess[str]:
+    def succeed(command: list[str], **options: Any) -> subprocess.CompletedProcess[str]:
+        if command[1:3] == ["-m", "pip"]:  # where pip's configuration says to find packages
+            return subprocess.CompletedProcess(command, 0, stdout="global.find-links='/opt/wheels'\n")
         commands.append(command)
         if "venv" in command:
             Path(command[-1]).mkdir(parents=True)
@@ -309,24 +311,26 @@ def test_an_environment_is_reused_while_it_holds_what_it_should(tmp_path: Path,
 
     python = compat_envs.prepare(tmp_path, "4.57.6", wanted, printed.append)
     assert python == tmp_path / ".compat" / "venv-4.57.6" / "bin" / "python"
-    assert [command[1:3] for command in commands] == [["-m", "venv"], ["-m", "pip"]]
-    assert commands[1][-2:] == wanted
-    assert printed == ["creating .compat/venv-4.57.6: pip install torch==2.13.0 transformers==4.57.6"]
+    cache = ["--cache-dir", str(tmp_path / ".compat" / "uv-cache")]
+    assert [command[2:7] for command in commands] == [["uv", "--quiet", *cache, "venv"],
+                                                      ["uv", "--quiet", *cache, "pip"]], "one cache for all"
+    assert commands[1][-4:] == ["--find-links", "/opt/wheels", *wanted], "uv looks where pip looks"
+    assert printed == ["creating .compat/venv-4.57.6: uv pip install torch==2.13.0 transformers==4.57.6"]
 
     assert compat_envs.prepare(tmp_path, "4.57.6", wanted, printed.append) == python
     assert len(commands) == 2 and printed[-1].startswith("reusing .compat/venv-4.57.6")
 
     compat_envs.prepare(tmp_path, "4.57.6", [*wanted, "numpy==2.4.6"], printed.append)
-    assert len(commands) == 4, "what it holds changed: built anew"
+    assert len(commands) == 4, "what it holds changed: made anew"
 
 
 def test_a_failed_install_is_named_and_marks_nothing_installed(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(compat_envs.subprocess, "run",
-                        lambda command, check: subprocess.CompletedProcess(command, int("pip" in command)))
+    monkeypatch.setattr(compat_envs.subprocess, "run", lambda command, **options: subprocess.CompletedProcess(
+        command, int("install" in command), stdout=""))
     with pytest.raises(compat_table.CompatError, match=r"could not create .compat/venv-5.0.0 .*make compat"):
         compat_envs.prepare(tmp_path, "5.0.0", ["transformers==5.0.0"], lambda line: None)
-    assert not (compat_envs.env_dir(tmp_path, "5.0.0") / compat_envs.MARKER).exists()
+    assert not (tmp_path / ".compat" / "venv-5.0.0" / compat_envs.MARKER).exists()
 
 
 @pytest.mark.slow
