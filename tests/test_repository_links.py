@@ -12,7 +12,11 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup, Tag
+from mkdocs.utils.meta import get_data
 
+from conftest import made_once
+from recorder.directives import Example, Figure, parse
+from recorder.project import Part, Project
 from recorder.repository import VARIABLES, Repository, RepositoryError, from_environment, missing
 from support import ROOT, offline_env
 from test_site_security import external_fetches
@@ -20,18 +24,19 @@ from test_site_security import external_fetches
 SERVER, NAME, COMMIT = "https://github.com", "example/gpt2-explained", "0123456789abcdef" * 2 + "01234567"
 LINKED = dict(zip(VARIABLES, (SERVER, NAME, COMMIT), strict=True))
 REPOSITORY = f"{SERVER}/{NAME}"
-NOTEBOOK = "notebooks/token-embeddings.ipynb"
+NOTEBOOK = "notebooks/a-part.ipynb"  # any notebook: the functions only join its path into URLs
+PARTS = Project.load(ROOT).parts()
 # Each Markdown page by the file the build writes for it.
 PAGES = {("index.html" if path.stem == "index" else f"{path.stem}/index.html"): path.name
          for path in sorted((ROOT / "docs").glob("*.md"))}
-DIRECTIVES = re.compile(r"^[ \t]*\{\{ (?:example|figure) (\w+)\.py\b", re.M)
 
 
 def test_all_three_variables_name_the_repository_at_that_commit() -> None:
     repository = from_environment({**LINKED, "HOME": "/root"})
     assert repository == Repository(SERVER, NAME, COMMIT)
     assert repository.url == REPOSITORY
-    assert repository.at_commit("snippets/row_lookup.py") == f"{REPOSITORY}/blob/{COMMIT}/snippets/row_lookup.py"
+    assert repository.at_commit("snippets/a-part/a_snippet.py") == (
+        f"{REPOSITORY}/blob/{COMMIT}/snippets/a-part/a_snippet.py")
     assert repository.colab(f"docs/{NOTEBOOK}") == (
         f"https://colab.research.google.com/github/{NAME}/blob/{COMMIT}/docs/{NOTEBOOK}")
 
@@ -77,13 +82,14 @@ def test_the_publish_workflow_builds_with_the_repository_location() -> None:
 
 
 @pytest.fixture(scope="module")
-def linked_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The project built by `mkdocs build --strict` where GitHub Actions would build it."""
-    folder = tmp_path_factory.mktemp("linked-site")
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
-                            cwd=ROOT, env=offline_env(**LINKED), capture_output=True, text=True, check=False)
-    assert result.returncode == 0, result.stderr
-    return folder
+def linked_site(shared_folder: Path) -> Path:
+    """The project built by `mkdocs build --strict` where GitHub Actions would build it, once per run."""
+    def build_as_github_actions_would(folder: Path) -> None:
+        result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
+                                cwd=ROOT, env=offline_env(**LINKED), capture_output=True, text=True, check=False)
+        assert result.returncode == 0, result.stderr
+
+    return made_once(shared_folder, "linked-site", build_as_github_actions_would)
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +120,8 @@ def source_links(document: BeautifulSoup) -> dict[str, Tag]:
 
 def shown_snippets(page: str) -> set[str]:
     """The snippets whose output `docs/page` shows, by its example and figure directives."""
-    return set(DIRECTIVES.findall((ROOT / "docs" / page).read_text(encoding="utf-8")))
+    markdown = get_data((ROOT / "docs" / page).read_text(encoding="utf-8"))[0]
+    return {directive.name for directive in parse(markdown, page) if isinstance(directive, Example | Figure)}
 
 
 @pytest.mark.slow
@@ -129,13 +136,15 @@ def test_each_page_offers_edit_on_main_and_view_at_the_built_commit(
 
 
 @pytest.mark.slow
-def test_the_notebook_page_offers_its_file_and_colab_but_no_edit(linked_site: Path) -> None:
-    document = soup(linked_site, "notebooks/token-embeddings/index.html")
-    assert actions(document) == {"View source of this page": f"{REPOSITORY}/blob/{COMMIT}/docs/{NOTEBOOK}"}
+@pytest.mark.parametrize("part", PARTS, ids=lambda part: part.name)
+def test_a_part_s_notebook_page_offers_its_file_and_colab_but_no_edit(linked_site: Path, part: Part) -> None:
+    document = soup(linked_site, f"{part.notebook.removesuffix('.ipynb')}/index.html")
+    assert actions(document) == {"View source of this page": f"{REPOSITORY}/blob/{COMMIT}/docs/{part.notebook}"}
     download = document.select_one("a[download]")
     colab = document.select_one('a[title="Open in Colab"]')
     assert download is not None and colab is not None
-    assert colab["href"] == f"https://colab.research.google.com/github/{NAME}/blob/{COMMIT}/docs/{NOTEBOOK}"
+    assert download["href"] == part.notebook.rpartition("/")[2]
+    assert colab["href"] == f"https://colab.research.google.com/github/{NAME}/blob/{COMMIT}/docs/{part.notebook}"
     assert colab.parent is download.parent, "Colab is offered beside the download"
     assert colab.find("svg") is not None and colab.find("img") is None, "its icon is inline"
 
