@@ -11,10 +11,16 @@ import pytest
 
 from recorder import published as published_module
 from recorder.__main__ import main
+from recorder.project import ProjectError
 from recorder.published import PublishedMismatch, check, form, reported_with
-from recorder.store import RecordError
+from recorder.snippets import discover
 from support import ROOT, edit, snapshot
 
+# The article's published outputs, `published/<part>/<stem>.txt`, by snippet name.
+PUBLISHED = {path.relative_to(ROOT / "published").with_suffix("").as_posix(): path
+             for path in sorted((ROOT / "published").rglob("*.txt"))}
+# The one whose lines depend on weight values (tests/test_snippets.py checks that it is the only one).
+WEIGHT_DEPENDENT = "token-embeddings/software_row"
 TRIALS = ["True\n[0.015366, -0.028914]\n", "True\n[0.512290, 0.020567]\n"]
 
 
@@ -43,11 +49,21 @@ def test_matching_text_is_accepted_line_by_line() -> None:
     assert check("x", "True\n[0.052651, -0.010756]\n", TRIALS, label="published/x.txt") == (1, 1)
 
 
-def test_what_the_article_was_produced_with_is_read_from_mkdocs_yml(project: Path) -> None:
+def test_what_the_article_was_produced_with_is_read_from_the_plugin_options_in_mkdocs_yml(project: Path) -> None:
     assert reported_with(project) == {"transformers": "5.17.0"}
     edit(project / "mkdocs.yml", 'transformers: "5.17.0"', "transformers: 5.17")
-    with pytest.raises(RecordError, match=r"mkdocs.yml has extra.published_with: \{'transformers': 5.17\}.*quoted"):
+    with pytest.raises(ProjectError, match=r"^mkdocs.yml: plugin `recorded-outputs`, option `published_with`: .*quote"):
         reported_with(project)
+
+
+def test_each_published_text_is_named_after_a_snippet_of_its_part_that_loads_weights() -> None:
+    """`published/<part>/<stem>.txt`: the article published only what the real weights print."""
+    snippets = discover(ROOT)
+    assert PUBLISHED and WEIGHT_DEPENDENT in PUBLISHED
+    for name in PUBLISHED:
+        assert name.count("/") == 1, f"published/{name}.txt is not in a part's folder"
+        assert name in snippets, f"published/{name}.txt names no snippet: snippets/{name}.py does not exist"
+        assert snippets[name].loads == "weights", f"snippets/{name}.py loads no weights; run it instead"
 
 
 @pytest.fixture
@@ -74,31 +90,48 @@ def record_published(project: Path, stand_in_caches: tuple[Path, Path], stand_in
 
 @pytest.mark.slow
 def test_attach_after_a_snippet_edit_keeps_the_published_text(run, project: Path, record_published) -> None:
-    snippet = project / "snippets" / "software_row.py"
+    snippet = project / "snippets" / f"{WEIGHT_DEPENDENT}.py"
     snippet.write_text(snippet.read_text() + "\n# The row is 768 values long; the article shows eight.\n")
     assert run("python", "-m", "recorder", "check", cwd=project).returncode == 1
 
     status, printed, errors = record_published()
 
     assert status == 0, errors
-    assert "snippets/software_row.py: 0 line(s) equal, 2 weight-dependent line(s)" in printed
+    assert f"snippets/{WEIGHT_DEPENDENT}.py: 0 line(s) equal, 2 weight-dependent line(s)" in printed
     outputs = project / "outputs"
-    assert (outputs / "software_row.txt").read_bytes() == (ROOT / "published" / "software_row.txt").read_bytes()
-    entry = json.loads((outputs / "manifest.json").read_text())["snippets"]["software_row"]
+    assert (outputs / f"{WEIGHT_DEPENDENT}.txt").read_bytes() == PUBLISHED[WEIGHT_DEPENDENT].read_bytes()
+    entry = json.loads((outputs / "manifest.json").read_text())["snippets"][WEIGHT_DEPENDENT]
     assert entry["origin"] == "published" and entry["model"]["files"] is None
+    assert entry["published"]["text"] == f"published/{WEIGHT_DEPENDENT}.txt"
     assert entry["published"]["weight_dependent_lines"] == 2
     assert run("python", "-m", "recorder", "check", cwd=project).returncode == 0
 
 
 @pytest.mark.slow
 def test_a_wrong_published_text_is_refused_and_nothing_changes(project: Path, record_published) -> None:
-    published = project / "published" / "wte_is_parameter.txt"
-    published.write_text("True\nFalse\n")
+    name = "token-embeddings/wte_is_parameter"
+    (project / "published" / f"{name}.txt").write_text("True\nFalse\n")
     before = snapshot(project / "outputs")
 
     status, _, errors = record_published("--force")
 
     assert status == 1
-    assert "published/wte_is_parameter.txt line 2 is 'False', but snippets/wte_is_parameter.py prints 'True'" in errors
+    assert f"published/{name}.txt line 2 is 'False', but snippets/{name}.py prints 'True'" in errors
     assert "Fix the snippet" in errors
+    assert snapshot(project / "outputs") == before
+
+
+def test_a_new_model_snippet_without_a_published_text_needs_a_real_run(
+        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Refused before any stand-in is made, naming where its published text would be."""
+    part = WEIGHT_DEPENDENT.split("/")[0]
+    (project / "snippets" / part / "new_model.py").write_text("from pinned_gpt2 import model\n\nprint(model.config.n_embd)\n")
+    monkeypatch.setattr(published_module, "stand_in_checkpoints", pytest.fail)
+    before = snapshot(project / "outputs")
+
+    assert main(["--root", str(project), "record", "--published"]) == 1
+
+    errors = capsys.readouterr().err
+    assert (f"snippets/{part}/new_model.py needs GPT-2's weights and published/{part}/new_model.txt does not exist: "
+            "only outputs the article published can be attached. Record it for real") in errors
     assert snapshot(project / "outputs") == before
