@@ -1,33 +1,44 @@
-"""The companion notebook: the page's snippet sections and recorded outputs, runnable, never stale."""
+"""Each part's companion notebook: its page's snippet sections and recorded outputs, runnable, never stale."""
 
 from __future__ import annotations
 
 import ast
 import re
+import sys
 import textwrap
+from functools import cache
+from importlib import metadata
 from pathlib import Path
 
 import nbformat
 import pytest
+from mkdocs.utils.meta import get_data
 from nbclient import NotebookClient
+from packaging.utils import canonicalize_name
 
+from recorder import store
 from recorder.notebook_page import without_remote_loaders
 from recorder.pages import PageError
+from recorder.project import Part, Project
 from recorder.published import check
 from recorder.runner import QUIET_LIBRARIES
 from support import ROOT, build, offline_env
 
-PAGE = ROOT / "docs" / "token-embeddings.md"
-NOTEBOOK = ROOT / "docs" / "notebooks" / "token-embeddings.ipynb"
-# Read independently of the recorder: each block directive of the page, in page order.
-BLOCK = re.compile(r"^[ \t]*\{\{ (?P<kind>code|example) (?P<file>\w+)\.py:(?P<section>[-\w]+)\b[^}]*\}\}[ \t]*$", re.M)
+PARTS = Project.load(ROOT).parts()
+MANIFEST = store.read_manifest(ROOT)
+# Read independently of the recorder: each block directive of a page, in page order.
+BLOCK = re.compile(r"^[ \t]*\{\{ (?P<kind>code|example) (?P<file>\w+)\.py(?::(?P<section>[-\w]+))?\b[^}]*\}\}[ \t]*$",
+                   re.M)
+
+by_part = pytest.mark.parametrize("part", PARTS, ids=lambda part: part.name)
 
 
-def section(file: str, name: str) -> str:
-    """The lines between a section's markers, minus nested markers, dedented."""
-    lines = (ROOT / "snippets" / f"{file}.py").read_text(encoding="utf-8").splitlines()
+def section(part: Part, file: str, name: str | None) -> str:
+    """The lines between a section's markers (or the whole file's), minus nested markers, dedented."""
+    lines = (ROOT / "snippets" / part.name / f"{file}.py").read_text(encoding="utf-8").splitlines()
     stripped = [line.strip() for line in lines]
-    start, end = stripped.index(f"# --8<-- [start:{name}]"), stripped.index(f"# --8<-- [end:{name}]")
+    start, end = ((stripped.index(f"# --8<-- [start:{name}]"), stripped.index(f"# --8<-- [end:{name}]"))
+                  if name else (-1, len(lines)))
     shown = [line for line in lines[start + 1:end] if "--8<--" not in line]
     return textwrap.dedent("\n".join(shown)).strip("\n")
 
@@ -37,79 +48,111 @@ def stdout(cell: nbformat.NotebookNode) -> str:
                    if output.output_type == "stream" and output.name == "stdout")
 
 
-@pytest.fixture(scope="module")
-def notebook() -> nbformat.NotebookNode:
-    document = nbformat.read(NOTEBOOK, as_version=4)
+@cache
+def notebook(part: Part) -> nbformat.NotebookNode:
+    document = nbformat.read(ROOT / "docs" / part.notebook, as_version=4)
     nbformat.validate(document)
     return document
 
 
-@pytest.fixture(scope="module")
-def blocks() -> list[re.Match[str]]:
-    found = list(BLOCK.finditer(PAGE.read_text(encoding="utf-8")))
-    assert found, f"no code or example directive found in {PAGE}"
+@cache
+def blocks(part: Part) -> tuple[re.Match[str], ...]:
+    found = tuple(BLOCK.finditer(get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))[0]))
+    assert found, f"no code or example directive found in docs/{part.page}"
     return found
 
 
-def test_cells_are_the_page_blocks_in_page_order(notebook, blocks) -> None:
-    intro, install, imports, *examples = notebook.cells
+def test_every_part_has_its_notebook_and_no_other_is_there() -> None:
+    assert PARTS
+    assert sorted((ROOT / "docs" / "notebooks").glob("*.ipynb")) == sorted(ROOT / "docs" / part.notebook
+                                                                             for part in PARTS)
+
+
+@by_part
+def test_cells_are_the_page_blocks_in_page_order(part: Part) -> None:
+    intro, install, imports, *examples = notebook(part).cells
     assert intro.cell_type == "markdown"
-    assert [cell.cell_type for cell in (install, imports, *examples)] == ["code"] * (2 + len(blocks))
-    for cell, block in zip(examples, blocks, strict=True):
-        assert cell.source == section(block["file"], block["section"]), block.group(0)
+    assert [cell.cell_type for cell in (install, imports, *examples)] == ["code"] * (2 + len(blocks(part)))
+    for cell, block in zip(examples, blocks(part), strict=True):
+        assert cell.source == section(part, block["file"], block["section"]), block.group(0)
 
 
-def test_outputs_are_the_recorded_outputs(notebook, blocks) -> None:
-    examples = notebook.cells[3:]
-    for cell, block in zip(examples, blocks, strict=True):
+@by_part
+def test_outputs_are_the_recorded_outputs(part: Part) -> None:
+    examples = notebook(part).cells[3:]
+    for cell, block in zip(examples, blocks(part), strict=True):
         if block["kind"] == "code":
             assert cell.outputs == [], block.group(0)
         else:
-            recorded = (ROOT / "outputs" / f"{block['file']}.txt").read_text(encoding="utf-8")
+            recorded = (ROOT / "outputs" / part.name / f"{block['file']}.txt").read_text(encoding="utf-8")
             assert [output.output_type for output in cell.outputs] == ["stream"]
             assert stdout(cell) == recorded, block.group(0)
 
 
-def test_first_cell_installs_the_pinned_packages(notebook) -> None:
-    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
-    pins = [re.search(rf"^{package}==\S+", requirements, re.M).group(0) for package in ("torch", "transformers")]
-    assert notebook.cells[1].source == "%pip install " + " ".join(pins)
+@by_part
+def test_first_cell_installs_the_pinned_packages_the_imports_need(part: Part) -> None:
+    requirements = {canonicalize_name(line.split("==")[0]): line.split("#")[0].strip()
+                    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+                    if "==" in line and not line.lstrip().startswith("#")}
+    install = notebook(part).cells[1].source
+    assert install.startswith("%pip install ")
+    installed = install.removeprefix("%pip install ").split()
+    assert installed and all(pin in requirements.values() for pin in installed), f"{installed}: not pinned as is"
+    modules = {node.module.split(".")[0] if isinstance(node, ast.ImportFrom) else alias.name.split(".")[0]
+               for node in ast.parse(notebook(part).cells[2].source).body
+               for alias in (node.names if isinstance(node, ast.Import) else [None])}
+    distributions = metadata.packages_distributions()
+    needed = {canonicalize_name(name) for module in modules - set(sys.stdlib_module_names)
+              for name in distributions.get(module, [module]) if canonicalize_name(name) in requirements}
+    assert sorted(installed, key=str.lower) == sorted((requirements[name] for name in needed), key=str.lower)
 
 
-def test_imports_cell_gathers_imports_the_snippets_make(notebook, blocks) -> None:
-    statements = notebook.cells[2].source.splitlines()
-    assert statements and all(isinstance(node, ast.Import | ast.ImportFrom)
-                              for node in ast.parse(notebook.cells[2].source).body)
-    sources = "\n".join((ROOT / "snippets" / f"{file}.py").read_text(encoding="utf-8")
-                        for file in {block["file"] for block in blocks})
+@by_part
+def test_imports_cell_gathers_imports_the_snippets_make(part: Part) -> None:
+    source = notebook(part).cells[2].source
+    statements = source.splitlines()
+    assert statements and all(isinstance(node, ast.Import | ast.ImportFrom) for node in ast.parse(source).body)
+    sources = "\n".join((ROOT / "snippets" / part.name / f"{file}.py").read_text(encoding="utf-8")
+                        for file in {block["file"] for block in blocks(part)})
     for statement in statements:
         assert re.search(rf"^{re.escape(statement)}$", sources, re.M), statement
 
 
-def test_introduction_names_where_each_output_comes_from(notebook, blocks) -> None:
-    intro = notebook.cells[0].source
-    for block in blocks:
+@by_part
+def test_introduction_names_where_each_output_comes_from(part: Part) -> None:
+    intro = notebook(part).cells[0].source
+    loaded = set()
+    for block in blocks(part):
         if block["kind"] == "example":
-            assert f"`snippets/{block['file']}.py`" in intro
-    assert "published run of GPT-2" in intro and "build step" in intro
+            name = f"{part.name}/{block['file']}"
+            assert f"`snippets/{name}.py`" in intro
+            entry = MANIFEST[name]
+            model = entry["model"]
+            kind = "published" if entry["origin"] == "published" else (model or {}).get("loaded") if model else None
+            loaded.add(kind)
+    phrases = {"published": "published run of GPT-2", "weights": "weights verified",
+               "tokenizer": "with GPT-2's tokenizer", None: "needs no model"}
+    for kind, phrase in phrases.items():
+        assert (phrase in intro) == (kind in loaded), f"{part.notebook}: {phrase!r} {'missing' if kind in loaded else 'claimed'}"
 
 
 @pytest.mark.slow
+@by_part
 def test_notebook_runs_top_to_bottom_against_the_stand_in(
-    notebook, blocks, stand_in_cache: Path, stand_in_outputs: list[dict[str, str]],
+    part: Part, stand_in_cache: Path, stand_in_outputs: list[dict[str, str]],
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
 ) -> None:
     """Without its %pip cell, the notebook runs in a fresh kernel and prints what the snippets print."""
     for name, value in offline_env(stand_in_cache, **QUIET_LIBRARIES).items():
         monkeypatch.setenv(name, value)
-    document = nbformat.from_dict(notebook)
+    document = nbformat.from_dict(notebook(part))
     install = document.cells.pop(1)
     assert install.source.startswith("%pip install ")
     NotebookClient(document, timeout=600, kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     first, second = stand_in_outputs
-    for cell, block in zip(document.cells[2:], blocks, strict=True):
-        name = block["file"]
+    for cell, block in zip(document.cells[2:], blocks(part), strict=True):
+        name = f"{part.name}/{block['file']}"
         if block["kind"] == "code":
             assert stdout(cell) == "", block.group(0)
             continue
@@ -121,23 +164,36 @@ def test_notebook_runs_top_to_bottom_against_the_stand_in(
 
 
 @pytest.mark.slow
-def test_a_hand_edited_or_stale_notebook_fails_the_build_until_recorded(built_site: Path, run, project: Path) -> None:
-    # `built_site` is the unmodified project, built: the copy builds before its notebook is touched.
-    copy = project / "docs" / "notebooks" / "token-embeddings.ipynb"
-    copy.write_text(copy.read_text(encoding="utf-8").replace("Embedding(50257, 768)", "Embedding(50257, 1024)"),
-                    encoding="utf-8")
+def test_a_hand_edited_stale_or_orphan_notebook_fails_the_build_until_recorded(
+    built_site: Path, run, project: Path,
+) -> None:
+    # `built_site` is the unmodified project, built: the copy builds before its notebooks are touched.
+    copies = {part: project / "docs" / part.notebook for part in PARTS}
+    for copy in copies.values():
+        document = nbformat.read(copy, as_version=4)
+        document.cells[-1].source += "\nprint('edited')"
+        nbformat.write(document, copy)
+    orphan = project / "docs" / "notebooks" / "a-part-no-more.ipynb"
+    orphan.write_bytes(copies[PARTS[0]].read_bytes())
     result = build(project)
     assert result.returncode != 0
-    assert "docs/notebooks/token-embeddings.ipynb differs from what `make record` generates" in result.stderr
+    for part in PARTS:
+        assert f"docs/{part.notebook} differs from what `make record` generates from docs/{part.page}" in result.stderr
+    assert "docs/notebooks/a-part-no-more.ipynb belongs to no part (no snippets/a-part-no-more/)" in result.stderr
     assert "run `make record`" in result.stderr
-    copy.unlink()
+    for copy in copies.values():
+        copy.unlink()
     result = build(project)
     assert result.returncode != 0
-    assert "docs/notebooks/token-embeddings.ipynb is missing. Run `make record`" in result.stderr
+    for part in PARTS:
+        assert f"docs/{part.notebook} is missing. Run `make record`" in result.stderr
     recorded = run("python", "-m", "recorder", "record", cwd=project)
     assert recorded.returncode == 0, recorded.stderr
-    assert "wrote docs/notebooks/token-embeddings.ipynb" in recorded.stdout
-    assert copy.read_bytes() == NOTEBOOK.read_bytes()
+    for part, copy in copies.items():
+        assert f"wrote docs/{part.notebook}" in recorded.stdout
+        assert copy.read_bytes() == (ROOT / "docs" / part.notebook).read_bytes()
+    assert "removed docs/notebooks/a-part-no-more.ipynb, whose part is gone" in recorded.stdout
+    assert not orphan.exists()
     assert build(project).returncode == 0
 
 
@@ -149,17 +205,3 @@ def test_the_remote_loaders_are_cut_out_and_every_other_byte_is_kept() -> None:
     assert without_remote_loaders(page) == '<p title="a &amp; b">x &lt; y</p>\n\n\n<style>.jp-Mermaid {}</style>\n'
     with pytest.raises(PageError, match="found 1 of the 2 script loaders"):
         without_remote_loaders(page.replace(".jp-Mermaid >", "pre"))
-
-
-def test_the_copy_button_scripts_move_to_the_end_of_the_body_and_every_other_byte_is_kept() -> None:
-    copy = "<script>\ncustomElements.define('clipboard-copy', C)</script>"
-    notice = "<script>on('clipboard-copy', show)</script>"
-    page = (f'<body><article><a href="x.ipynb">download</a>\n{copy}\n{notice}\n<div class="jp-Cell">'
-            f'<clipboard-copy for="cell-1"></clipboard-copy></div></article>\n'
-            '<script src="bundle.js"></script>\n</body>\n</html>\n')
-    assert with_copy_scripts_last(page) == (
-        '<body><article><a href="x.ipynb">download</a>\n\n\n<div class="jp-Cell">'
-        '<clipboard-copy for="cell-1"></clipboard-copy></div></article>\n'
-        f'<script src="bundle.js"></script>\n{copy}{notice}</body>\n</html>\n')
-    with pytest.raises(PageError, match="found 1 of the 2 inline scripts of the copy buttons"):
-        with_copy_scripts_last(page.replace(notice, ""))
