@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from recorder import check, diff
+from recorder.pinned import OUTPUTS_DIR
+from recorder.project import NOTEBOOKS_DIR, Project
 
 # The name under which the pull-request workflow uploads outputs/ and docs/notebooks/.
 ARTIFACT = "recorded-outputs"
@@ -31,15 +33,35 @@ def run(root: Path, record_step: RecordStep, summary: Path | None) -> bool:
         publish(UP_TO_DATE, summary)
         return True
     found = "## Recorded outputs are out of date\n\n" + "".join(f"- {problem.message}\n" for problem in stale)
-    before = diff.in_tree(root)
+    before, files = diff.in_tree(root), generated_files(root)
     try:
         record_step(root)
     except Exception as error:
         publish(f"{found}\nRecording them here failed: {error}\n\nInstead, {RECORD_ELSEWHERE}\n", summary)
         raise
     changes = diff.render(before, diff.in_tree(root), "the pull request's commit", before_name="committed")
-    publish(f"{found}\n{changes}\n**{INSTRUCTION}**\n", summary)
+    publish(f"{found}\n{changes}\n{deleted(sorted(files - generated_files(root)))}**{INSTRUCTION}**\n", summary)
     return False
+
+
+def generated_files(root: Path) -> set[str]:
+    """The files of outputs/ and of the notebooks' folder, from the project folder; not the record step's own."""
+    project = Project.load(root)
+    folders = [project.root / OUTPUTS_DIR, project.docs_dir / NOTEBOOKS_DIR]
+    return {path.relative_to(project.root).as_posix() for folder in folders if folder.is_dir()
+            for path in folder.rglob("*")
+            if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts)}
+
+
+def deleted(paths: list[str]) -> str:
+    """What the recording removed (an output of a removed snippet, one no snippet owns, a notebook of
+    a removed part): unzipping the artifact cannot delete them, so the author must."""
+    if not paths:
+        return ""
+    listed = "".join(f"- `{path}`\n" for path in paths)
+    return (f"Recording deleted {len(paths)} file{'s' if len(paths) > 1 else ''}, which the artifact cannot: "
+            f"delete {'them' if len(paths) > 1 else 'it'} in your clone too, "
+            f"`git rm {' '.join(paths)}`.\n\n{listed}\n")
 
 
 def publish(markdown: str, summary: Path | None) -> None:

@@ -18,13 +18,16 @@ from recorder.record import Recording, entry, save
 from recorder.snippets import discover
 from support import edit
 
-ROW_LOOKUP = "outputs/row_lookup.txt"
+# A snippet of Part 2 whose output the fake record step changes; names hold their part, "<part>/<stem>".
+NAME = "token-embeddings/row_lookup"
+SOURCE = f"snippets/{NAME}.py"
+ROW_LOOKUP = f"outputs/{NAME}.txt"
 OLD_ROW = "        [ 0.1000, -0.4000,  0.9000]])"
 NEW_ROW = "        [ 0.5000,  0.5000,  0.5000]])"
 
 
 class FakeRecord:
-    """Records a new `row_lookup` output, or raises `error`; remembers each call."""
+    """Records a new output of NAME, or raises `error`; remembers each call."""
 
     def __init__(self, error: Exception | None = None) -> None:
         self.error = error
@@ -36,8 +39,8 @@ class FakeRecord:
             raise self.error
         current = Recording(discover(root), store.read_manifest(root))
         output = (root / ROW_LOOKUP).read_text().replace(OLD_ROW, NEW_ROW).encode()
-        save(root, current, {"row_lookup": (output, entry(
-            root, current.snippets["row_lookup"], output, origin="executed", seconds=0.1, model=None))})
+        save(root, current, {NAME: (output, entry(
+            root, current.snippets[NAME], output, origin="executed", seconds=0.1, model=None))})
 
 
 @pytest.fixture
@@ -65,7 +68,7 @@ def test_nothing_stale_passes_without_recording_and_says_no_output_changed(
 def test_a_stale_snippet_is_recorded_its_diff_summarised_and_the_job_fails_with_the_instruction(
         project: Path, summary: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    edit(project / "snippets" / "row_lookup.py", "[0, 1, 3]", "[0, 1, 4]")
+    edit(project / SOURCE, "[0, 1, 3]", "[0, 1, 4]")
     record = FakeRecord()
     monkeypatch.setattr(command_line, "record", record)
 
@@ -74,12 +77,13 @@ def test_a_stale_snippet_is_recorded_its_diff_summarised_and_the_job_fails_with_
     assert record.calls == [project]
     written = summary.read_text()
     assert written.startswith("Earlier step.\n## Recorded outputs are out of date\n\n"
-                              "- snippets/row_lookup.py changed since its output was recorded.")
+                              f"- {SOURCE} changed since its output was recorded.")
     assert "## 1 recorded output changed since the pull request's commit" in written
-    assert (f"### `row_lookup`: changed\n\n```diff\n--- committed:{ROW_LOOKUP}\n+++ {ROW_LOOKUP}\n"
+    assert (f"### `{NAME}`: changed\n\n```diff\n--- committed:{ROW_LOOKUP}\n+++ {ROW_LOOKUP}\n"
             in written)
-    assert f"\n-{OLD_ROW}\n+{NEW_ROW}\n```" in written
+    assert f"\n-{OLD_ROW}\n+{NEW_ROW}\n```\n\n**{pr_record.INSTRUCTION}**\n" in written
     assert written.endswith(f"**{pr_record.INSTRUCTION}**\n")
+    assert "Recording deleted" not in written
     assert f"`{pr_record.ARTIFACT}` artifact" in pr_record.INSTRUCTION
     assert "run `make record` where GPT-2 can be loaded" in pr_record.INSTRUCTION
     output = capsys.readouterr()
@@ -90,14 +94,14 @@ def test_a_stale_snippet_is_recorded_its_diff_summarised_and_the_job_fails_with_
 def test_a_failed_recording_is_summarised_without_pointing_at_an_artifact(
         project: Path, summary: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    edit(project / "snippets" / "row_lookup.py", "[0, 1, 3]", "[0, 1, 4]")
+    edit(project / SOURCE, "[0, 1, 3]", "[0, 1, 4]")
     monkeypatch.setattr(command_line, "record", FakeRecord(hub.ModelUnavailable("the hub cannot be reached")))
     before = (project / ROW_LOOKUP).read_bytes()
 
     assert command_line.main(["--root", str(project), "pr-record"]) == 1
 
     written = summary.read_text()
-    assert "- snippets/row_lookup.py changed since its output was recorded." in written
+    assert f"- {SOURCE} changed since its output was recorded." in written
     assert "Recording them here failed: the hub cannot be reached" in written
     assert written.endswith(f"Instead, {pr_record.RECORD_ELSEWHERE}\n")
     assert pr_record.ARTIFACT not in written
@@ -108,3 +112,21 @@ def test_a_failed_recording_is_summarised_without_pointing_at_an_artifact(
 def test_without_github_actions_the_instruction_is_a_plain_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     assert pr_record.failure_line() == f"error: {pr_record.INSTRUCTION}"
+
+
+def test_a_file_the_recording_deletes_is_named_with_the_command_that_deletes_it_in_a_clone(
+        project: Path, summary: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unzipping the artifact cannot delete a file: here one no snippet owns, left by a removed part."""
+    left_behind = "outputs/removed-part/gone.txt"
+    (project / left_behind).parent.mkdir()
+    (project / left_behind).write_text("printed by a snippet since removed\n")
+    monkeypatch.setattr(command_line, "record", FakeRecord())
+
+    assert command_line.main(["--root", str(project), "pr-record"]) == 1
+
+    written = summary.read_text()
+    assert (f"- {left_behind} belongs to no snippet (snippets/removed-part/gone.py does not exist). "
+            "Run `make record`, which removes it, or delete it.\n") in written
+    assert (f"Recording deleted 1 file, which the artifact cannot: delete it in your clone too, "
+            f"`git rm {left_behind}`.\n\n- `{left_behind}`\n\n**{pr_record.INSTRUCTION}**\n") in written
+    assert not (project / left_behind).parent.exists()
