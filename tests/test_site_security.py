@@ -8,9 +8,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from bs4 import BeautifulSoup
+from mkdocs.utils.meta import get_data
 
-from support import build, edit, snapshot
+from recorder.project import Part, Project
+from support import build, snapshot
 
 # What a snippet could print to attack the page its output is shown on.
 HOSTILE_LINES = [
@@ -141,15 +144,27 @@ def test_the_built_site_fetches_nothing_from_other_hosts(built_site: Path) -> No
     assert external_fetches(built_site) == []
 
 
+def plant_hostile_output(project: Path) -> Part:
+    """A snippet printing HOSTILE_LINES in the first part's folder, its output shown on the part's page,
+    and two of its lines quoted there as values."""
+    part = Project.load(project).parts()[0]
+    snippet = project / "snippets" / part.name / "hostile.py"
+    snippet.write_text("".join(f"print({line!r})\n" for line in HOSTILE_LINES))
+    page = project / "docs" / part.page
+    markdown, meta = get_data(page.read_text(encoding="utf-8"))
+    meta.setdefault("values", {}).update({
+        "hostile_script": {"output": "hostile", "pattern": "^(<script>.*)$"},
+        "hostile_markdown": {"output": "hostile", "pattern": "^(\\*\\*bold.*)$"},
+    })
+    page.write_text(f"---\n{yaml.safe_dump(meta, allow_unicode=True)}---\n\n{markdown}\n\n"
+                    "{{ example hostile.py }}\n\n"
+                    "Inline, {{ value hostile_script }} and {{ value hostile_markdown }}.\n", encoding="utf-8")
+    return part
+
+
 @pytest.mark.slow
 def test_hostile_output_is_shown_as_literal_inert_text(run, project: Path) -> None:
-    (project / "snippets" / "hostile.py").write_text("".join(f"print({line!r})\n" for line in HOSTILE_LINES))
-    edit(project / "mkdocs.yml", "  recorded_values:\n", "  recorded_values:\n"
-         "    hostile_script: {output: hostile, pattern: '^(<script>.*)$'}\n"
-         "    hostile_markdown: {output: hostile, pattern: '^(\\*\\*bold.*)$'}\n")
-    index = project / "docs" / "index.md"
-    index.write_text(index.read_text() + "\n{{ example hostile.py }}\n\n"
-                     "Inline, {{ value hostile_script }} and {{ value hostile_markdown }}.\n")
+    part = plant_hostile_output(project)
     recorded = run("python", "-m", "recorder", "record", cwd=project)
     assert recorded.returncode == 0, recorded.stderr
     outputs = snapshot(project / "outputs")
@@ -157,9 +172,9 @@ def test_hostile_output_is_shown_as_literal_inert_text(run, project: Path) -> No
     assert result.returncode == 0, result.stderr
     assert snapshot(project / "outputs") == outputs
 
-    markup = (project / "site" / "index.html").read_text(encoding="utf-8")
+    markup = (project / "site" / part.name / "index.html").read_text(encoding="utf-8")
     page = BeautifulSoup(markup, "html.parser")
-    shown = page.select_one('div.recorded-output[data-snippet="hostile"] pre').get_text()
+    shown = page.select_one(f'div.recorded-output[data-snippet="{part.name}/hostile"] pre').get_text()
     assert shown == "\n".join(HOSTILE_LINES).replace("\x1b", "\\x1b")
     inline = next(p for p in page.find_all("p") if p.get_text().startswith("Inline,"))
     assert inline.get_text() == f"Inline, {HOSTILE_LINES[0]} and {HOSTILE_LINES[1]}."
