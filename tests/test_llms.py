@@ -121,12 +121,13 @@ def test_a_part_s_markdown_holds_each_code_section_and_its_recorded_output(built
     assert listings
     for listing in listings:
         code = shown_code(listing.file, listing.section)
-        assert f"snippets/{listing.file}\n\n```python\n{code}\n```" in markdown, f"{listing.text} is not in the Markdown"
+        assert f"snippets/{listing.file}\n\n```python\n{code}\n```" in markdown, f"{listing.text}: not in the Markdown"
         if isinstance(listing, Example):
-            output = (ROOT / "outputs" / f"{listing.name}.txt").read_text(encoding="utf-8").rstrip("\n")
+            name = listing.name
+            output = (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8").rstrip("\n")
             shown = f"```python\n{code}\n```\n\nOutput\n\n```\n{output}\n```\n\n"
-            assert shown in markdown, f"{listing.name}: its recorded output does not follow its code"
-            assert manifest[listing.name]["output_sha256"] in markdown, f"{listing.name}: its record is not in the Markdown"
+            assert shown in markdown, f"{name}: its recorded output does not follow its code"
+            assert manifest[name]["output_sha256"] in markdown, f"{name}: its record is not in the Markdown"
 
 
 @pytest.mark.slow
