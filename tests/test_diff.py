@@ -16,6 +16,8 @@ from recorder.__main__ import main
 from recorder.diff import DiffError, Outputs, render, report
 from recorder.pinned import REVISION, WEIGHTS_SHA256
 
+# Snippets are named "<part>/<stem>", their outputs are outputs/<part>/<stem>.txt.
+GREETING_NAME, FIGURE_NAME = "part-one/greeting", "part-two/figure"
 GREETING = "hello\nworld\n"
 FIGURE = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n'
           "  <title>Rows 0 &amp; 1 of the table</title>\n  <rect width=\"4\" height=\"4\"/>\n</svg>\n")
@@ -39,9 +41,10 @@ def entry(name: str, **changes: Any) -> dict[str, Any]:
 def write(root: Path, texts: dict[str, str], entries: dict[str, dict[str, Any]]) -> None:
     """Replace the outputs and the manifest of `root`."""
     folder = root / "outputs"
-    for old in folder.glob("*.txt"):
+    for old in folder.rglob("*.txt"):
         old.unlink()
     for name, text in texts.items():
+        (folder / f"{name}.txt").parent.mkdir(exist_ok=True)
         (folder / f"{name}.txt").write_text(text, encoding="utf-8")
     (folder / "manifest.json").write_bytes(store.manifest_bytes(entries))
 
@@ -68,46 +71,46 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "repo"
     (root / "outputs").mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
-    write(root, {"greeting": GREETING, "figure": FIGURE},
-          {"greeting": entry("greeting"), "figure": entry("figure", origin="executed", model=None)})
+    write(root, {GREETING_NAME: GREETING, FIGURE_NAME: FIGURE},
+          {GREETING_NAME: entry(GREETING_NAME), FIGURE_NAME: entry(FIGURE_NAME, origin="executed", model=None)})
     commit(root, "first outputs")
     return root
 
 
 def test_a_changed_output_shows_its_text_diff_and_what_changed_in_its_provenance(repo: Path) -> None:
     entries = manifest(repo)
-    entries["greeting"] |= {"origin": "executed", "recorded_at": "2026-12-01T00:00:00+00:00",
+    entries[GREETING_NAME] |= {"origin": "executed", "recorded_at": "2026-12-01T00:00:00+00:00",
                             "model": {"id": "gpt2", "revision": REVISION,
                                       "files": {"model.safetensors": WEIGHTS_SHA256}}}
-    write(repo, {"greeting": "hello\nthere\n", "figure": FIGURE}, entries)
+    write(repo, {GREETING_NAME: "hello\nthere\n", FIGURE_NAME: FIGURE}, entries)
 
     markdown = report(repo)
 
     assert markdown.startswith("## 1 recorded output changed since `HEAD`\n")
-    assert "### `greeting`: changed" in markdown
-    assert ("```diff\n--- HEAD:outputs/greeting.txt\n+++ outputs/greeting.txt\n"
+    assert "### `part-one/greeting`: changed" in markdown
+    assert ("```diff\n--- HEAD:outputs/part-one/greeting.txt\n+++ outputs/part-one/greeting.txt\n"
             "@@ -1,2 +1,2 @@\n hello\n-world\n+there\n```") in markdown
     assert "| origin | `published` | `executed` |" in markdown
     assert f"| sha256 of model.safetensors | — | `{WEIGHTS_SHA256}` |" in markdown
-    assert "recorded_at" not in markdown and "`figure`" not in markdown
+    assert "recorded_at" not in markdown and "`part-two/figure`" not in markdown
 
 
 def test_nothing_changed_is_one_line_even_when_re_recorded(repo: Path) -> None:
     entries = manifest(repo)
-    entries["greeting"] |= {"recorded_at": "2026-12-01T00:00:00+00:00", "seconds": 1.5, "key": "3" * 64}
-    write(repo, {"greeting": GREETING, "figure": FIGURE}, entries)
+    entries[GREETING_NAME] |= {"recorded_at": "2026-12-01T00:00:00+00:00", "seconds": 1.5, "key": "3" * 64}
+    write(repo, {GREETING_NAME: GREETING, FIGURE_NAME: FIGURE}, entries)
 
     assert report(repo) == "No recorded output changed since `HEAD`.\n"
 
 
 def test_a_provenance_change_alone_is_reported(repo: Path) -> None:
     entries = manifest(repo)
-    entries["greeting"]["versions"]["transformers"] = "5.24.0"
-    write(repo, {"greeting": GREETING, "figure": FIGURE}, entries)
+    entries[GREETING_NAME]["versions"]["transformers"] = "5.24.0"
+    write(repo, {GREETING_NAME: GREETING, FIGURE_NAME: FIGURE}, entries)
 
     markdown = report(repo)
 
-    assert "### `greeting`: changed\n\nSame text; its provenance changed." in markdown
+    assert "### `part-one/greeting`: changed\n\nSame text; its provenance changed." in markdown
     assert "| transformers | `5.17.0` | `5.24.0` |" in markdown
     assert "```diff" not in markdown
 
@@ -118,33 +121,52 @@ def test_a_provenance_change_alone_is_reported(repo: Path) -> None:
 ])
 def test_a_figure_is_named_by_its_title_instead_of_diffed(repo: Path, title: str, said: str) -> None:
     changed = FIGURE.replace('width="4"', 'width="5"').replace("Rows 0 &amp; 1 of the table", title)
-    write(repo, {"greeting": GREETING, "figure": changed}, manifest(repo))
+    write(repo, {GREETING_NAME: GREETING, FIGURE_NAME: changed}, manifest(repo))
 
     markdown = report(repo)
 
-    assert f"### `figure`: changed\n\n{said}\n" in markdown
+    assert f"### `part-two/figure`: changed\n\n{said}\n" in markdown
     assert "<svg" not in markdown and "```" not in markdown
 
 
-def test_added_and_removed_outputs_are_reported(repo: Path) -> None:
+def test_added_and_removed_outputs_are_reported_by_name_in_order(repo: Path) -> None:
+    """Here with a part removed (its only output goes) and a part added."""
     entries = manifest(repo)
-    del entries["greeting"]
-    entries["farewell"] = entry("farewell", origin="executed", model=None)
-    write(repo, {"farewell": "bye\n", "figure": FIGURE}, entries)
+    del entries[GREETING_NAME]
+    entries["part-three/farewell"] = entry("part-three/farewell", origin="executed", model=None)
+    write(repo, {"part-three/farewell": "bye\n", FIGURE_NAME: FIGURE}, entries)
 
     markdown = report(repo)
 
     assert markdown.startswith("## 2 recorded outputs changed since `HEAD`\n")
-    assert "### `farewell`: added\n\n```diff\n--- /dev/null\n+++ outputs/farewell.txt\n@@ -0,0 +1 @@\n+bye\n```" in markdown
+    assert ("### `part-three/farewell`: added\n\n```diff\n--- /dev/null\n+++ outputs/part-three/farewell.txt\n"
+            "@@ -0,0 +1 @@\n+bye\n```") in markdown
     assert "| origin | — | `executed` |" in markdown
-    assert ("### `greeting`: removed\n\n```diff\n--- HEAD:outputs/greeting.txt\n+++ /dev/null\n"
+    assert ("### `part-one/greeting`: removed\n\n```diff\n--- HEAD:outputs/part-one/greeting.txt\n+++ /dev/null\n"
             "@@ -1,2 +0,0 @@\n-hello\n-world\n```") in markdown
     assert "| origin | `published` | — |" in markdown
-    assert markdown.index("`farewell`") < markdown.index("`greeting`")
+    assert markdown.index("`part-one/greeting`") < markdown.index("`part-three/farewell`")
+
+
+def test_outputs_of_the_same_stem_in_two_parts_are_told_apart(repo: Path) -> None:
+    """Both parts may have a `prompt_token_ids`: each is its own output, named with its part."""
+    first, second = "part-one/prompt_token_ids", "part-two/prompt_token_ids"
+    entries = manifest(repo) | {first: entry(first), second: entry(second)}
+    texts = {GREETING_NAME: GREETING, FIGURE_NAME: FIGURE, first: "[1, 2]\n", second: "[1, 2]\n"}
+    write(repo, texts, entries)
+    commit(repo, "a prompt_token_ids in each part")
+    write(repo, texts | {second: "[1, 3]\n"}, entries)
+
+    markdown = report(repo)
+
+    assert markdown.startswith("## 1 recorded output changed since `HEAD`\n")
+    assert ("### `part-two/prompt_token_ids`: changed\n\n```diff\n--- HEAD:outputs/part-two/prompt_token_ids.txt\n"
+            "+++ outputs/part-two/prompt_token_ids.txt\n@@ -1 +1 @@\n-[1, 2]\n+[1, 3]\n```") in markdown
+    assert f"`{first}`" not in markdown
 
 
 def test_a_figure_added_or_removed_is_named_by_its_title() -> None:
-    figure = Outputs({"figure": entry("figure")}, {"figure": FIGURE})
+    figure = Outputs({FIGURE_NAME: entry(FIGURE_NAME)}, {FIGURE_NAME: FIGURE})
     nothing = Outputs({}, {})
 
     assert "New figure: “Rows 0 & 1 of the table”." in render(nothing, figure, "`HEAD`")
@@ -165,10 +187,10 @@ def test_by_default_the_base_is_the_merge_base_with_origin_main(repo: Path) -> N
     branch_point = git(repo, "rev-parse", "HEAD")
     git(repo, "checkout", "-q", "-b", "feature")
     entries = manifest(repo)
-    write(repo, {"greeting": "hello\nbranch\n", "figure": FIGURE}, entries)
+    write(repo, {GREETING_NAME: "hello\nbranch\n", FIGURE_NAME: FIGURE}, entries)
     commit(repo, "the branch changes greeting")
     git(repo, "checkout", "-q", "main")
-    write(repo, {"greeting": GREETING, "figure": FIGURE.replace('width="4"', 'width="6"')}, entries)
+    write(repo, {GREETING_NAME: GREETING, FIGURE_NAME: FIGURE.replace('width="4"', 'width="6"')}, entries)
     git(repo, "update-ref", "refs/remotes/origin/main", commit(repo, "main moves on: the figure changes"))
     git(repo, "checkout", "-q", "feature")
 
@@ -176,17 +198,17 @@ def test_by_default_the_base_is_the_merge_base_with_origin_main(repo: Path) -> N
 
     assert markdown.startswith(f"## 1 recorded output changed since the merge base with `origin/main` "
                                f"(`{branch_point[:7]}`)\n")
-    assert "-world\n+branch\n" in markdown and "`figure`" not in markdown
+    assert "-world\n+branch\n" in markdown and "`part-two/figure`" not in markdown
     git(repo, "update-ref", "-d", "refs/remotes/origin/main")
     assert report(repo) == "No recorded output changed since `HEAD`.\n"
 
 
 def test_a_named_base_is_compared_with(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write(repo, {"greeting": "hello\nagain\n", "figure": FIGURE}, manifest(repo))
+    write(repo, {GREETING_NAME: "hello\nagain\n", FIGURE_NAME: FIGURE}, manifest(repo))
     commit(repo, "greeting changes")
 
     assert main(["--root", str(repo), "diff", "HEAD~1"]) == 0
-    assert "### `greeting`: changed" in capsys.readouterr().out
+    assert "### `part-one/greeting`: changed" in capsys.readouterr().out
     assert main(["--root", str(repo), "diff"]) == 0
     assert capsys.readouterr().out == "No recorded output changed since `HEAD`.\n"
 
