@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from mkdocs.utils.meta import get_data
 
+from recorder.directives import Example, parse
+from recorder.project import Part, Project
 from support import build, offline_env
 
 # How long the preview may take to start or to rebuild before the test gives up.
@@ -71,24 +74,37 @@ def stale_warnings(page: BeautifulSoup) -> dict[str, str]:
     }
 
 
+def first_example(project: Path) -> tuple[Part, Example]:
+    """The first part's first example: a snippet whose output its page shows."""
+    for part in Project.load(project).parts():
+        markdown = get_data((project / "docs" / part.page).read_text(encoding="utf-8"))[0]
+        examples = [directive for directive in parse(markdown, part.page) if isinstance(directive, Example)]
+        if examples:
+            return part, examples[0]
+    pytest.fail("no part's page shows an example")
+
+
 @pytest.mark.slow
 def test_preview_marks_a_changed_snippet_stale_while_the_build_fails(run, project: Path, tmp_path: Path) -> None:
     log = tmp_path / "serve.log"
-    snippet = project / "snippets" / "row_lookup.py"
+    part, example = first_example(project)
+    snippet = project / "snippets" / example.file
+    recorded = (project / "outputs" / f"{example.name}.txt").read_text(encoding="utf-8")
     with serving(project, log) as url:
-        article = url + "token-embeddings/"
-        fresh = page_when(article, lambda page: bool(page.select("div.recorded-output")), log)
+        page = f"{url}{part.name}/"
+        fresh = page_when(page, lambda page: bool(page.select("div.recorded-output")), log)
         assert stale_warnings(fresh) == {}
 
-        snippet.write_text(snippet.read_text().replace("[0, 1, 3]", "[0, 1, 4]"))
-        stale = page_when(article, lambda page: bool(stale_warnings(page)), log)
+        snippet.write_text(snippet.read_text(encoding="utf-8") + "# edited while the preview runs\n", encoding="utf-8")
+        stale = page_when(page, lambda page: bool(stale_warnings(page)), log)
         assert stale_warnings(stale) == {
-            "row_lookup": "Stale output. snippets/row_lookup.py changed since its output was recorded. "
+            example.name: f"Stale output. snippets/{example.file} changed since its output was recorded. "
                           "Run `make record` and commit the updated outputs/."
         }
         # The recorded output is still shown, under its warning.
-        assert "[ 0.3000,  0.8000, -0.2000]" in stale.select_one('div[data-snippet="row_lookup"] pre').get_text()
+        shown = stale.select_one(f'div[data-snippet="{example.name}"] pre').get_text()
+        assert shown.strip() == recorded.strip()
 
     result = build(project)
     assert result.returncode != 0
-    assert "snippets/row_lookup.py changed since its output was recorded" in result.stderr
+    assert f"snippets/{example.file} changed since its output was recorded" in result.stderr
