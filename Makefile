@@ -62,7 +62,7 @@ test: $(STAMP) $(NPM_STAMP) ## Run the test suite (snippets against a stand-in G
 audit: site $(NPM_STAMP) ## Lighthouse on every page (median of 3); fails when a page misses a goal
 	$(BIN)/python -m tools.audit
 
-bench: $(STAMP) ## Time the build against the limit and mkdocs-jupyter; writes bench/results.json
+bench: $(STAMP) ## Time record and site against the limit, mkdocs-jupyter and plain MkDocs; writes bench/results.json
 	$(BIN)/python -m bench.run
 
 # Not part of `make test` or `make site`: it installs several transformers releases, each into its
