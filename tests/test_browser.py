@@ -138,35 +138,35 @@ def markdown_headings(markdown: str) -> list[str]:
 @by_part
 def test_a_part_s_page_renders_its_headings_code_and_outputs(visit: Visit, part: Part) -> None:
     page = visit.open(built_path(part.page))
+    draw_whole_page(page)
     shown = [text.replace("¶", "").strip()
              for text in page.locator("article").locator("h1, h2, h3, h4, h5, h6").all_inner_texts()]
     assert shown == markdown_headings(page_body(part.page))
     listings = [directive for directive in directives(part.page) if isinstance(directive, Listing)]
     code = page.locator("article .language-python.highlight")
     assert code.count() == len(listings)
-    for block in code.all():
-        assert block.is_visible() and text_on_screen(block.locator("code")).strip()
+    assert all(visible(code)) and all(text.strip() for text in code.locator("code").all_inner_texts())
     outputs = page.locator("article .recorded-output")
     examples = [listing.name for listing in listings if isinstance(listing, Example)]
-    assert outputs.count() == len(examples)
-    for output, name in zip(outputs.all(), examples, strict=True):
-        assert output.get_attribute("data-snippet") == name
+    assert outputs.evaluate_all("outputs => outputs.map(output => output.dataset.snippet)") == examples
+    for text, name in zip(outputs.locator("pre").all_inner_texts(), examples, strict=True):
         recorded = (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8")
-        assert text_on_screen(output.locator("pre")).strip() == recorded.strip()
-        assert output.locator(".provenance").is_visible()
+        assert text.strip() == recorded.strip(), name
+    lines = outputs.locator(".provenance")
+    assert lines.count() == len(examples) and all(visible(lines)), "each output says where it came from"
     screenshot_whole_page(page, ARTIFACTS / f"{part.name}.png")
+
+
+def visible(elements: Locator) -> list[bool]:
+    """Whether each element takes room on the page and is not hidden, as Playwright's is_visible, at once."""
+    return elements.evaluate_all("""elements => elements.map(element => {
+        const box = element.getBoundingClientRect();
+        return box.width > 0 && box.height > 0 && getComputedStyle(element).visibility !== "hidden";
+    })""")
 
 
 def next_frames(page: Page) -> None:
     page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
-
-
-def text_on_screen(element: Locator) -> str:
-    """An element's text as a reader sees it, scrolled to: blocks far below the window are drawn only
-    as the reader nears them (docs/stylesheets/performance.css), and have no rendered text until then."""
-    element.scroll_into_view_if_needed()
-    next_frames(element.page)
-    return element.inner_text()
 
 
 def draw_whole_page(page: Page) -> None:
@@ -227,10 +227,10 @@ def test_a_part_s_page_opens_its_notebook_which_renders_its_cells_and_offers_the
     page.get_by_role("link", name="Open this part's companion notebook").click()
     page.wait_for_load_state("networkidle")
     assert page.url == visit.base_url + notebook_path(part)
+    draw_whole_page(page)
     inputs = page.locator(".jp-CodeCell .jp-InputArea-editor")  # two nested .jp-CodeCell per cell
-    assert inputs.count() == len(code_cells)
-    for shown, cell in zip(inputs.all(), code_cells, strict=True):
-        assert text_on_screen(shown).strip() == "".join(cell["source"]).strip()
+    shown = [text.strip() for text in inputs.all_inner_texts()]
+    assert shown == ["".join(cell["source"]).strip() for cell in code_cells]
     download = page.get_by_role("link", name=re.compile("Download the notebook"))
     href = download.get_attribute("href")
     assert href and href.endswith(".ipynb")
