@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import socket
 import sys
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -130,37 +129,9 @@ def loaded_snapshot(snippets_dir: Path, namespaces: list[dict[str, Any]]) -> Pat
     return weights.parent
 
 
-def _hash_files(snapshot: Path) -> dict[str, str]:
-    return {path.name: sha256_file(path) for path in sorted(snapshot.iterdir()) if path.is_file()}
-
-
-def _identity(snapshot: Path) -> list[tuple[str, int, int, int]]:
-    """What tells the snapshot's files apart from replaced ones: name, inode, size, modification time."""
-    return [(path.name, info.st_ino, info.st_size, info.st_mtime_ns)
-            for path in sorted(snapshot.iterdir()) if path.is_file() for info in [path.stat()]]
-
-
-# Snapshots being hashed ahead of `snapshot_digests`, with their files' identity when it started.
-_ahead: dict[Path, tuple[list[tuple[str, int, int, int]], Future[dict[str, str]]]] = {}
-
-
-def hash_ahead(snapshot: Path) -> None:
-    """Start hashing the snapshot in a thread while the snippets run.
-
-    Reading and hashing release the GIL, so on a second core the check of the
-    weights costs no time; `snapshot_digests` uses the result if no file changed.
-    """
-    pool = ThreadPoolExecutor(max_workers=1)
-    _ahead[snapshot] = (_identity(snapshot), pool.submit(_hash_files, snapshot))
-    pool.shutdown(wait=False)
-
-
 def snapshot_digests(snapshot: Path) -> dict[str, str]:
     """sha256 of every file in the snapshot, by file name."""
-    identity, digests = _ahead.pop(snapshot, ([], None))
-    if digests is not None and identity == _identity(snapshot):
-        return digests.result()
-    return _hash_files(snapshot)
+    return {path.name: sha256_file(path) for path in sorted(snapshot.iterdir()) if path.is_file()}
 
 
 def verify_snapshot(snapshot: Path) -> dict[str, str]:

@@ -126,9 +126,6 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
             report(f"GPT-2 {MODEL_ID}@{REVISION[:7]}: {'hub reachable' if online else 'offline, from the local cache'}")
             if online:  # a failed download stops here, before any snippet runs
                 download.fetch_pinned(report)
-            cached = hub.cached_weights()
-            if cached is not None:  # the weights the snippets will load: hash them while they run
-                hub.hash_ahead(cached.parent)
         runs = run_all(root, targets, timeout=timeout, report=report)
         model = None
         if any(run.snippet.needs_model for run in runs):
