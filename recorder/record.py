@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from recorder import aside, download, hub, published, store
+from recorder import aside, hub, published, store
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
 from recorder.runner import Report, quiet_libraries, run_all
 from recorder.snippets import Snippet, discover, key_for, sha256_bytes, source_hashes, versions_for
@@ -125,7 +125,7 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
             online = _configure_hub(root, targets)
             report(f"GPT-2 {MODEL_ID}@{REVISION[:7]}: {'hub reachable' if online else 'offline, from the local cache'}")
             if online:  # a failed download stops here, before any snippet runs
-                download.fetch_pinned(report)
+                hub.fetch_pinned(report)
         runs = run_all(root, targets, timeout=timeout, report=report)
         model = None
         if any(run.snippet.needs_model for run in runs):

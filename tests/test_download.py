@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from recorder import download
-from recorder.hub import snapshot_dir
+from recorder.hub import RETRIES, DownloadFailed, snapshot_dir
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, short
 from recorder.runner import run_one
 from recorder.snippets import Snippet
@@ -134,7 +133,7 @@ def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_re_
     failed(result, f"error: downloading {WEIGHTS_FILE} of {MODEL_ID}@{short()} from {stand_in_hub.url} failed: "
                    "the connection broke", "the last time: RemoteProtocolError: peer closed connection",
            "Check the network and run `make record` again.")
-    assert 1 < stand_in_hub.asked_for("GET", WEIGHTS_FILE) <= download.RETRIES + 2
+    assert 1 < stand_in_hub.asked_for("GET", WEIGHTS_FILE) <= RETRIES + 2
     assert not downloaded(hf_home).exists() and not list(hf_home.rglob("*.incomplete"))
     assert committed(project) == before
 
@@ -162,7 +161,7 @@ def test_a_hub_error_inside_a_snippet_is_not_blamed_on_the_snippet(tmp_path: Pat
     path.write_text("import httpx\n\ntry:\n    raise httpx.ConnectError('[Errno 111] Connection refused')\n"
                     "except httpx.ConnectError as error:\n"
                     "    raise OSError(\"We couldn't connect to the hub to load this file\") from error\n")
-    with pytest.raises(download.DownloadFailed) as raised:
+    with pytest.raises(DownloadFailed) as raised:
         run_one(Snippet("loads", path, (path,), frozenset({"httpx"})), tmp_path, timeout=30)
     message = str(raised.value)
     assert message.startswith("snippets/loads.py could not get the model's files ")
