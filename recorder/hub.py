@@ -6,14 +6,20 @@ run before they are imported, since the hub reads HF_HUB_OFFLINE only once.
 `fetch_pinned` has huggingface_hub download the pinned files into its cache
 before any snippet runs, where the snippets' `from_pretrained` then finds
 them; `hub_failure` tells a snippet's error that comes from getting those
-files apart from one in its code.
+files apart from one in its code. From the first `fetch_pinned` on, every
+request huggingface_hub sends goes through `_Watch`, which bounds the two
+waits the library leaves to its retries:
 
-huggingface_hub resumes a broken download, and resets its budget of retries
-whenever an attempt received any data, so a connection that breaks every time
-after sending a part of the file is retried without end. From the first
-`fetch_pinned` on, every download of the process is watched by `_Watch`,
-which stops one that restarts RETRIES times in a row without keeping more of
-the file.
+- a hub that accepts the connection and never answers: the library waits up
+  to 60 s for each of six attempts at one file, with backoff (over six
+  minutes). Here no request waits more than REQUEST_SECONDS for an answer,
+  and once the hub has answered nothing for SILENT_SECONDS the next request
+  is refused, so a silent hub ends the record step in well under a minute.
+- a broken download: huggingface_hub resumes it and resets its budget of
+  retries whenever an attempt received any data, so a connection that
+  breaks every time after sending a part of the file is retried without
+  end. One that restarts RETRIES times in a row without keeping more of the
+  file is stopped.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import os
 import re
 import socket
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +42,8 @@ if TYPE_CHECKING:
     import httpx
 
 PROBE_SECONDS = 3.0
+REQUEST_SECONDS = 10.0  # huggingface_hub's own default, which it raises to 60 s when it retries
+SILENT_SECONDS = 20.0
 RETRIES = 5  # as many as huggingface_hub allows attempts that receive nothing
 # config.json first: the quickest answer to whether the hub has the pinned revision at all.
 # The tokenizer's and generation files are small and `from_pretrained` fetches them itself.
@@ -67,7 +76,7 @@ class DownloadFailed(RecorderError):
 
 
 class Stalled(RecorderError):
-    """A download kept restarting from the same byte."""
+    """The hub stopped answering, or a download kept restarting from the same byte."""
 
 
 def _truthy(name: str) -> bool:
@@ -138,7 +147,7 @@ def cached_weights() -> Path | None:
 def fetch_pinned(report: Report) -> None:
     """Download the pinned model's files that the cache lacks; raises DownloadFailed.
 
-    From here on, every download of this process is watched by `_Watch`.
+    From here on, every request huggingface_hub sends in this process is watched by `_Watch`.
     """
     from huggingface_hub import hf_hub_download, set_client_factory, try_to_load_from_cache
 
@@ -232,14 +241,34 @@ def _text(error: BaseException) -> str:
 
 
 class _Watch:
-    """An httpx request hook: each GET of a URL is a download attempt, resumed from its Range start."""
+    """httpx event hooks on every request huggingface_hub sends: they bound how long the hub may stay
+    silent, and stop a download that keeps restarting without getting further."""
 
     def __init__(self) -> None:
+        self.silent_since: float | None = None  # when the first request the hub has not answered yet was sent
+        self.unanswered = 0
         self.kept: dict[str, tuple[int, int]] = {}  # URL: furthest resume point, attempts in a row past none
 
     def request(self, request: httpx.Request) -> None:
+        timeout = request.extensions.get("timeout", {})
+        request.extensions["timeout"] = {kind: min(seconds or REQUEST_SECONDS, REQUEST_SECONDS)
+                                         for kind, seconds in timeout.items()}
+        self._not_silent_too_long(request)
         if request.method == "GET":
             self._not_stuck(str(request.url), _range_start(request.headers.get("Range")))
+
+    def response(self, response: httpx.Response) -> None:
+        self.silent_since, self.unanswered = None, 0
+
+    def _not_silent_too_long(self, request: httpx.Request) -> None:
+        now = time.monotonic()
+        if self.silent_since is None:
+            self.silent_since = now
+        elif now - self.silent_since >= SILENT_SECONDS:
+            raise Stalled(f"the hub at {_endpoint()} sent no answer in {now - self.silent_since:.0f} s to "
+                          f"{self.unanswered} request(s) given {REQUEST_SECONDS:g} s each, and was not asked again "
+                          f"({request.method} {request.url}). If HF_ENDPOINT is set, check that the hub it names is up")
+        self.unanswered += 1
 
     def _not_stuck(self, url: str, start: int) -> None:
         if url not in self.kept:
@@ -261,12 +290,13 @@ def _range_start(header: str | None) -> int:
 
 
 def _watched_client(watch: _Watch) -> httpx.Client:
-    """huggingface_hub's own HTTP client, with `watch` looking at every request it sends."""
+    """huggingface_hub's own HTTP client, with `watch` looking at every request it sends and answer it gets."""
     from huggingface_hub.utils._http import default_client_factory  # not re-exported; the client to extend
 
     client = default_client_factory()
     hooks = client.event_hooks
-    client.event_hooks = {**hooks, "request": [*hooks["request"], watch.request]}
+    client.event_hooks = {"request": [*hooks["request"], watch.request],
+                          "response": [*hooks["response"], watch.response]}
     return client
 
 

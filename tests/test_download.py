@@ -3,8 +3,9 @@
 The stand-in serves the stand-in checkpoint at the pinned revision to the
 unmodified huggingface_hub and transformers, reached through HF_ENDPOINT with
 no HF_HUB_OFFLINE. The child process refuses any connection to another host.
-A hub that lacks the revision, or a connection that breaks in the middle of
-the weights every time, must be reported as such, quickly, losing nothing.
+A hub that lacks the revision, a connection that breaks in the middle of the
+weights every time, or a hub that never answers, must be reported as such,
+quickly, losing nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,6 +47,8 @@ sys.exit(main(["record"]))
 """
 # Well below the 300 s a snippet may take: a download that hangs fails the test.
 SECONDS = 120
+# What the record step may take against a hub that never answers (huggingface_hub alone waits over six minutes).
+SILENT_HUB_SECONDS = 60
 
 
 @pytest.fixture(scope="session")
@@ -66,12 +70,13 @@ def hf_home(tmp_path: Path) -> Path:
     return home
 
 
-def record_online(run, project: Path, hub: StandInHub, hf_home: Path, *pinned: str) -> subprocess.CompletedProcess[str]:
+def record_online(run, project: Path, hub: StandInHub, hf_home: Path, *pinned: str,
+                  seconds: float = SECONDS) -> subprocess.CompletedProcess[str]:
     hub_settings = ("HF_", "HUGGINGFACE_", "TRANSFORMERS_")
     env = {name: value for name, value in os.environ.items()
            if not name.startswith(hub_settings) and "proxy" not in name.lower()}
     env |= {"HF_ENDPOINT": hub.url, "HF_HOME": str(hf_home), "NO_MKDOCS_2_WARNING": "1"}
-    result = run("python", "-c", RECORD_ON_LOOPBACK, *pinned, cwd=project, env=env, timeout=SECONDS)
+    result = run("python", "-c", RECORD_ON_LOOPBACK, *pinned, cwd=project, env=env, timeout=seconds)
     assert "connection outside 127.0.0.1" not in result.stderr
     return result
 
@@ -117,6 +122,25 @@ def test_a_hub_without_the_pinned_revision_is_named_as_the_cause(run, project: P
            "Check the revision pinned in recorder/pinned.py")
     assert stand_in_hub.asked_for("HEAD", "config.json") == 1
     assert stand_in_hub.asked_for("GET", WEIGHTS_FILE) == 0
+    assert committed(project) == before
+
+
+@pytest.mark.slow  # about 25 s of waiting: scheduled first, as the slow ones are
+def test_a_hub_that_never_answers_is_named_within_a_minute(run, project: Path, tmp_path: Path,
+                                                           hf_home: Path) -> None:
+    """It accepts every connection and reads the request, then says nothing (so it needs no files to serve)."""
+    before = committed(project)
+    with StandInHub(Snapshot(tmp_path, {}), mode="silent") as silent:
+        started = time.monotonic()
+        result = record_online(run, project, silent, hf_home, seconds=SILENT_HUB_SECONDS)
+        seconds = time.monotonic() - started
+
+    assert seconds < SILENT_HUB_SECONDS
+    failed(result, f"error: downloading config.json of {MODEL_ID}@{short()} from {silent.url} failed: "
+                   f"the hub at {silent.url} sent no answer in",
+           "If HF_ENDPOINT is set, check that the hub it names is up. Check the network and run `make record` again.")
+    assert silent.asked_for("HEAD", "config.json") >= 2  # it did wait for an answer, more than once
+    assert silent.asked_for("GET", WEIGHTS_FILE) == 0
     assert committed(project) == before
 
 
