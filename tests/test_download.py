@@ -147,7 +147,7 @@ def test_a_hub_that_never_answers_is_named_within_a_minute(run, project: Path, t
 @pytest.mark.slow
 def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_re_executes_the_published(
         run, project: Path, stand_in_hub: StandInHub, served: Snapshot, hf_home: Path) -> None:
-    """Every GET of the weights breaks halfway: the download stops after a few attempts, never at the
+    """Every GET of the weights breaks after a part of it: the download stops after a few attempts, never at the
     snippet timeout. Then, the hub healthy and the stand-in's sha256 pinned, the outputs that were the
     article's published run are executed, compared with it, and recorded."""
     stand_in_hub.mode = "drops-weights"
