@@ -6,9 +6,9 @@ run before they are imported, since the hub reads HF_HUB_OFFLINE only once.
 `fetch_pinned` has huggingface_hub download the pinned files into its cache
 before any snippet runs, where the snippets' `from_pretrained` then finds
 them; `hub_failure` tells a snippet's error that comes from getting those
-files apart from one in its code. From the first `fetch_pinned` on, every
-request huggingface_hub sends goes through `_Watch`, which bounds the two
-waits the library leaves to its retries:
+files apart from one in its code. Once `configure` has found the hub
+reachable, every request huggingface_hub sends goes through `_Watch`, which
+bounds the two waits the library leaves to its retries:
 
 - a hub that accepts the connection and never answers: the library waits up
   to 60 s for each of six attempts at one file, with backoff (over six
@@ -97,14 +97,20 @@ def hub_reachable() -> bool:
 
 
 def configure() -> bool:
-    """Go offline when the hub is unreachable, then fail fast if the cache lacks the model.
+    """Go offline when the hub is unreachable, then fail fast if the cache lacks the model;
+    when it is reachable, bound every request to it (see `_Watch`).
 
     Returns whether the hub is reachable.
     """
     if "transformers" in sys.modules or "huggingface_hub" in sys.modules:
         raise RuntimeError("hub.configure() must run before transformers is imported")
     online = hub_reachable()
-    if not online:
+    if online:
+        from huggingface_hub import set_client_factory
+
+        watch = _Watch()
+        set_client_factory(lambda: _watched_client(watch))
+    else:
         os.environ["HF_HUB_OFFLINE"] = "1"
         if cached_weights() is None:
             from huggingface_hub.constants import HF_HUB_CACHE
@@ -145,14 +151,10 @@ def cached_weights() -> Path | None:
 
 
 def fetch_pinned(report: Report) -> None:
-    """Download the pinned model's files that the cache lacks; raises DownloadFailed.
+    """Download the pinned model's files that the cache lacks, after `configure` found the hub
+    reachable; raises DownloadFailed."""
+    from huggingface_hub import hf_hub_download, try_to_load_from_cache
 
-    From here on, every request huggingface_hub sends in this process is watched by `_Watch`.
-    """
-    from huggingface_hub import hf_hub_download, set_client_factory, try_to_load_from_cache
-
-    watch = _Watch()
-    set_client_factory(lambda: _watched_client(watch))
     for name in PREFETCHED:
         if isinstance(try_to_load_from_cache(MODEL_ID, name, revision=REVISION), str):
             continue
