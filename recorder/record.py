@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from recorder import download, hub, published, store
+from recorder import hub, published, store
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
 from recorder.project import Project
 from recorder.runner import Report, quiet_libraries, run_all
@@ -110,7 +110,7 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
             what = "GPT-2" if weights else "GPT-2's tokenizer"
             report(f"{what} {MODEL_ID}@{REVISION[:7]}: {'hub reachable' if online else 'offline, from the local cache'}")
             if online and weights:  # a failed download stops here, before any snippet runs
-                download.fetch_pinned(report)
+                hub.fetch_pinned(report)
         tokenizer = hub.tokenizer_snapshot() if "tokenizer" in loads else None
         if tokenizer is not None and pinned_files:
             hub.verify_tokenizer(tokenizer)  # other files in the cache already: refused before any snippet runs

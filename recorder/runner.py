@@ -26,8 +26,8 @@ from pathlib import Path
 from types import FrameType, ModuleType
 from typing import Any, TypeVar
 
-from recorder.download import hub_failure
 from recorder.errors import RecorderError
+from recorder.hub import hub_failure
 from recorder.snippets import Snippet
 
 # Where progress lines go: print, or a test's list.

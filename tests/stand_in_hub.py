@@ -8,9 +8,11 @@ the tree listings (tolerated by transformers). Every request is logged in
 `requests` so a test can prove the download went here and nowhere else.
 
 Modes: `healthy`; `revision-missing` (the hub does not know the pinned
-revision); `drops-weights` (every `GET` of the weights stops halfway and the
-connection is closed). Like many proxies it ignores `Range`, so a resumed
-download starts over each time and never gets past the break.
+revision); `drops-weights` (every `GET` of the weights stops after BREAK_AT
+bytes and the connection is closed); `silent` (it accepts each connection and
+reads the request, then never answers, until the server shuts down). Like many
+proxies it ignores `Range`, so a resumed download starts over each time and
+never gets past the break.
 """
 
 from __future__ import annotations
@@ -27,9 +29,12 @@ from urllib.parse import unquote, urlsplit
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE
 from recorder.snippets import sha256_file
 
-Mode = Literal["healthy", "revision-missing", "drops-weights"]
+Mode = Literal["healthy", "revision-missing", "drops-weights", "silent"]
 RESOLVE = re.compile(rf"/{re.escape(MODEL_ID)}/resolve/(?P<revision>[^/]+)/(?P<file>.+)")
 TREE = re.compile(rf"/api/models/{re.escape(MODEL_ID)}/tree/(?P<revision>[^/?]+).*")
+# Past huggingface_hub's first two 10 MiB chunks: each broken attempt keeps data, which resets the
+# library's own count of retries; less of the file than half of it, so each attempt takes less time.
+BREAK_AT = 25 * 2**20
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,7 @@ class StandInHub:
     def __post_init__(self) -> None:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self.closing = threading.Event()  # set on exit: a `silent` handler waits for it, then hangs up
 
     @property
     def url(self) -> str:
@@ -72,6 +78,7 @@ class StandInHub:
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
+        self.closing.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()
@@ -92,6 +99,10 @@ def _handler_for(hub: StandInHub) -> type[BaseHTTPRequestHandler]:
 
         def _answer(self, *, send_body: bool) -> None:
             hub.requests.append((self.command, self.path))
+            if hub.mode == "silent":
+                hub.closing.wait()
+                self.close_connection = True
+                return
             path = unquote(urlsplit(self.path).path)
             asked = RESOLVE.fullmatch(path) or TREE.fullmatch(path)
             if asked is None:
@@ -126,7 +137,7 @@ def _handler_for(hub: StandInHub) -> type[BaseHTTPRequestHandler]:
                 return
             breaks = hub.mode == "drops-weights" and name == WEIGHTS_FILE
             with path.open("rb") as file:
-                self.connection.sendfile(file, 0, size // 2 if breaks else size)
+                self.connection.sendfile(file, 0, min(BREAK_AT, size // 2) if breaks else size)
             if breaks:
                 self.close_connection = True
 

@@ -3,8 +3,9 @@
 The stand-in serves the stand-in checkpoint at the pinned revision to the
 unmodified huggingface_hub and transformers, reached through HF_ENDPOINT with
 no HF_HUB_OFFLINE. The child process refuses any connection to another host.
-A hub that lacks the revision, or a connection that breaks in the middle of
-the weights every time, must be reported as such, quickly, losing nothing.
+A hub that lacks the revision, a connection that breaks in the middle of the
+weights every time, or a hub that never answers, must be reported as such,
+quickly, losing nothing.
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from recorder import download
-from recorder.hub import snapshot_dir
+from recorder.hub import RETRIES, DownloadFailed, snapshot_dir
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, short
 from recorder.runner import run_one
 from recorder.snippets import Snippet
@@ -46,6 +47,8 @@ sys.exit(main(["record"]))
 """
 # Well below the 300 s a snippet may take: a download that hangs fails the test.
 SECONDS = 120
+# What the record step may take against a hub that never answers (huggingface_hub alone waits over six minutes).
+SILENT_HUB_SECONDS = 60
 
 
 @pytest.fixture(scope="session")
@@ -67,12 +70,13 @@ def hf_home(tmp_path: Path) -> Path:
     return home
 
 
-def record_online(run, project: Path, hub: StandInHub, hf_home: Path, *pinned: str) -> subprocess.CompletedProcess[str]:
+def record_online(run, project: Path, hub: StandInHub, hf_home: Path, *pinned: str,
+                  seconds: float = SECONDS) -> subprocess.CompletedProcess[str]:
     hub_settings = ("HF_", "HUGGINGFACE_", "TRANSFORMERS_")
     env = {name: value for name, value in os.environ.items()
            if not name.startswith(hub_settings) and "proxy" not in name.lower()}
     env |= {"HF_ENDPOINT": hub.url, "HF_HOME": str(hf_home), "NO_MKDOCS_2_WARNING": "1"}
-    result = run("python", "-c", RECORD_ON_LOOPBACK, *pinned, cwd=project, env=env, timeout=SECONDS)
+    result = run("python", "-c", RECORD_ON_LOOPBACK, *pinned, cwd=project, env=env, timeout=seconds)
     assert "connection outside 127.0.0.1" not in result.stderr
     return result
 
@@ -121,10 +125,29 @@ def test_a_hub_without_the_pinned_revision_is_named_as_the_cause(run, project: P
     assert committed(project) == before
 
 
+@pytest.mark.slow  # about 25 s of waiting: scheduled first, as the slow ones are
+def test_a_hub_that_never_answers_is_named_within_a_minute(run, project: Path, tmp_path: Path,
+                                                           hf_home: Path) -> None:
+    """It accepts every connection and reads the request, then says nothing (so it needs no files to serve)."""
+    before = committed(project)
+    with StandInHub(Snapshot(tmp_path, {}), mode="silent") as silent:
+        started = time.monotonic()
+        result = record_online(run, project, silent, hf_home, seconds=SILENT_HUB_SECONDS)
+        seconds = time.monotonic() - started
+
+    assert seconds < SILENT_HUB_SECONDS
+    failed(result, f"error: downloading config.json of {MODEL_ID}@{short()} from {silent.url} failed: "
+                   f"the hub at {silent.url} sent no answer in",
+           "If HF_ENDPOINT is set, check that the hub it names is up. Check the network and run `make record` again.")
+    assert silent.asked_for("HEAD", "config.json") >= 2  # it did wait for an answer, more than once
+    assert silent.asked_for("GET", WEIGHTS_FILE) == 0
+    assert committed(project) == before
+
+
 @pytest.mark.slow
 def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_re_executes_the_published(
         run, project: Path, stand_in_hub: StandInHub, served: Snapshot, hf_home: Path) -> None:
-    """Every GET of the weights breaks halfway: the download stops after a few attempts, never at the
+    """Every GET of the weights breaks after a part of it: the download stops after a few attempts, never at the
     snippet timeout. Then, the hub healthy and the stand-in's sha256 pinned, the outputs that were the
     article's published run are executed, compared with it, and recorded."""
     stand_in_hub.mode = "drops-weights"
@@ -134,7 +157,7 @@ def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_re_
     failed(result, f"error: downloading {WEIGHTS_FILE} of {MODEL_ID}@{short()} from {stand_in_hub.url} failed: "
                    "the connection broke", "the last time: RemoteProtocolError: peer closed connection",
            "Check the network and run `make record` again.")
-    assert 1 < stand_in_hub.asked_for("GET", WEIGHTS_FILE) <= download.RETRIES + 2
+    assert 1 < stand_in_hub.asked_for("GET", WEIGHTS_FILE) <= RETRIES + 2
     assert not downloaded(hf_home).exists() and not list(hf_home.rglob("*.incomplete"))
     assert committed(project) == before
 
@@ -162,7 +185,7 @@ def test_a_hub_error_inside_a_snippet_is_not_blamed_on_the_snippet(tmp_path: Pat
     path.write_text("import httpx\n\ntry:\n    raise httpx.ConnectError('[Errno 111] Connection refused')\n"
                     "except httpx.ConnectError as error:\n"
                     "    raise OSError(\"We couldn't connect to the hub to load this file\") from error\n")
-    with pytest.raises(download.DownloadFailed) as raised:
+    with pytest.raises(DownloadFailed) as raised:
         run_one(Snippet("loads", path, (path,), frozenset({"httpx"})), tmp_path, timeout=30)
     message = str(raised.value)
     assert message.startswith("snippets/loads.py could not get the model's files ")
