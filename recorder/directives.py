@@ -150,25 +150,25 @@ def _directive(body: str, text: str, page: str, line: int, indent: str | None) -
     argument = argument.strip()
     if kind == "value":
         if not _VALUE_NAME.match(argument):
-            raise PageError(f"{page}: `{{{{ value {argument} }}}}` needs a value name.")
+            raise PageError(f"`{{{{ value {argument} }}}}` needs a value name.")
         return Value(text, argument)
     if kind not in (*_LISTINGS, "figure", *_TABLES):
-        raise PageError(f"{page}: unknown directive `{{{{{body}}}}}`. "
+        raise PageError(f"unknown directive `{{{{{body}}}}}`. "
                         "Use code, example, figure, provenance, compatibility or value.")
     if indent is None:
-        raise PageError(f"{page}: `{{{{ {kind} ... }}}}` must stand alone on its own line.")
+        raise PageError(f"`{{{{ {kind} ... }}}}` must stand alone on its own line.")
     if kind in _TABLES:
         if argument:
-            raise PageError(f"{page}: `{{{{ {kind} {argument} }}}}` takes nothing: write `{{{{ {kind} }}}}`.")
+            raise PageError(f"`{{{{ {kind} {argument} }}}}` takes nothing: write `{{{{ {kind} }}}}`.")
         return _TABLES[kind](text, line, indent)
     if kind == "figure":
         figure = _FIGURE_ARGUMENT.match(argument)
         if figure is None:
-            raise PageError(f'{page}: `{{{{ figure {argument} }}}}` needs FILE.py "alt text".')
+            raise PageError(f'`{{{{ figure {argument} }}}}` needs FILE.py "alt text".')
         return Figure(text, line, indent, _in_part(page, figure.group("file")), _alt(figure.group("alt"), page, line))
     parsed = _ARGUMENT.match(argument)
     if parsed is None:
-        raise PageError(f"{page}: `{{{{ {kind} {argument} }}}}` needs FILE.py or FILE.py:SECTION, "
+        raise PageError(f"`{{{{ {kind} {argument} }}}}` needs FILE.py or FILE.py:SECTION, "
                         "optionally followed by highlight=SUBSECTION.")
     return _LISTINGS[kind](text, line, indent, _in_part(page, parsed.group("file")), parsed.group("section"),
                            parsed.group("highlight"))

@@ -121,26 +121,39 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
                 section.append({part.page: str(meta.get("description", ""))})
 
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> None:
-        """Name each part as the navigation does, in its order, for the tables grouped by part."""
+        """Name each part as the navigation does, in its order, for the tables grouped by part; then
+        resolve every page's directives, so that a wrong one stops the build in moments, before the
+        pages ahead of it (and the notebooks) are rendered."""
         titles = {page.file.src_uri: page.title for page in nav.pages}
         order = {uri: number for number, uri in enumerate(titles)}
         self.recorded = self.recorded.with_parts({
             part.name: titles.get(part.page) or part.name
             for part in sorted(self.parts.values(), key=lambda part: order.get(part.page, len(order)))
         })
+        for file in files.documentation_pages():
+            if file.src_uri.endswith(".md"):
+                markdown, meta = get_data(file.content_string)  # as MkDocs reads the page
+                self._prepare(markdown, meta, file.src_uri, file.url)
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         # Notebook pages arrive here as JSON; only Markdown pages hold directives.
-        if "{{" not in markdown or not page.file.src_uri.endswith(".md"):
+        if not page.file.src_uri.endswith(".md"):
             return markdown
-        try:
-            page_recorded = self.recorded.for_page(part_of(page.file.src_uri), page.meta.get("values", {}))
-            prepared = prepare(parse(markdown, page.file.src_uri), page_recorded, page.url)
-        except PageError as error:
-            raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
-        self.extension.convert_next(prepared)  # MkDocs converts the page next
-        self.pages[page.file.src_uri] = prepared
+        prepared = self._prepare(markdown, page.meta, page.file.src_uri, page.url)
+        if prepared is not None:
+            self.extension.convert_next(prepared)  # MkDocs converts the page next
+            self.pages[page.file.src_uri] = prepared
         return markdown
+
+    def _prepare(self, markdown: str, meta: dict[str, Any], src_uri: str, url: str) -> PreparedPage | None:
+        """What each directive of the page becomes; None for a page without any."""
+        if "{{" not in markdown:
+            return None
+        try:
+            page_recorded = self.recorded.for_page(part_of(src_uri), meta.get("values", {}))
+            return prepare(parse(markdown, src_uri), page_recorded, url)
+        except PageError as error:
+            raise PluginError(f"docs/{src_uri}: {error}") from None
 
     def on_page_context(self, context: dict[str, Any], *, page: Page, config: MkDocsConfig,
                         nav: Navigation) -> dict[str, Any]:

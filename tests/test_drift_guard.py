@@ -1,63 +1,119 @@
-"""End to end, in a copy of the project: any drift between snippets and pages fails the build."""
+"""End to end, in a copy of the project: any drift between snippets and pages fails the build, on every part."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from mkdocs.utils.meta import get_data
 
-from support import build, edit, snapshot
+from recorder import store
+from recorder.project import Part, Project
+from recorder.snippets import Snippet, discover
+from support import ROOT, build, edit, snapshot
+
+PARTS = Project.load(ROOT).parts()
+SNIPPETS = discover(ROOT)
+MANIFEST = store.read_manifest(ROOT)
+
+def declared(part: Part) -> set[str]:
+    return set(get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))[1].get("values") or {})
+
+
+def examples(part: Part) -> list[Snippet]:
+    """The part's snippets with a recorded output, in name order."""
+    return [snippet for name, snippet in SNIPPETS.items() if snippet.part == part.name and name in MANIFEST]
+
+
+def shared(part: Part) -> str:
+    """A module of the part's folder that its snippets import, as a path under snippets/."""
+    imported = sorted({path.relative_to(ROOT / "snippets").as_posix() for snippet in examples(part)
+                       for path in snippet.sources[1:] if path.parent.name == part.name})
+    assert imported, f"no snippet of {part.name} imports a module of its folder"
+    return imported[0]
+
+
+def appended(path: Path, text: str) -> tuple[Path, str, str]:
+    """An edit that adds `text` at the end of `path` (a new file holding it, if there is none)."""
+    original = path.read_text(encoding="utf-8") if path.exists() else ""
+    return path, original, original + text
+
+
+def drifts(project: Path, part: Part) -> dict[str, tuple[tuple[Path, str, str], list[str]]]:
+    """Each drift of `part` that fails the build: (path, its text, its drifted text) and what the error says."""
+    snippet = examples(part)[0]
+    module = shared(part)
+    page = project / "docs" / part.page
+    file = snippet.file.split("/")[1]  # as the part's page names it
+    cases = {
+        "a changed snippet": (
+            appended(project / "snippets" / snippet.file, "\n# edited\n"),
+            [f"snippets/{snippet.file}", "changed since its output was recorded", "make record"],
+        ),
+        "a changed shared module": (
+            appended(project / "snippets" / module, "\n# edited\n"),
+            [f"snippets/{module} changed since its output was recorded", "make record"],
+        ),
+        "a hand-edited output": (
+            appended(project / "outputs" / f"{snippet.name}.txt", "edited\n"),
+            [f"outputs/{snippet.name}.txt differs from what `make record` wrote", "git checkout"],
+        ),
+        "an output no snippet owns": (
+            appended(project / "outputs" / part.name / "gone.txt", "left behind\n"),
+            [f"outputs/{part.name}/gone.txt belongs to no snippet", "Run `make record`, which removes it"],
+        ),
+        "an unknown value": (
+            appended(page, "\nIt is {{ value vocabulary }}.\n"),
+            [f"docs/{part.page}", "unknown value `vocabulary`", "under `values:` in the page's front matter"],
+        ),
+        "an unknown value in a figure caption": (
+            appended(page, f'\n{{{{ figure {file} "Rows {{{{ value we_id }}}}." }}}}\n'),
+            [f"docs/{part.page}", "unknown value `we_id`", "under `values:` in the page's front matter"],
+        ),
+        "an unknown directive": (
+            appended(page, "\n{{ chart lookup.svg }}\n"),
+            [f"docs/{part.page}", "unknown directive", "Use code, example, figure, provenance, compatibility or value"],
+        ),
+        "an example without a recorded output": (
+            appended(page, f"\n{{{{ example {module.split('/')[1]} }}}}\n"),
+            [f"snippets/{module} has no recorded output", "make record"],
+        ),
+        "a page including a missing file": (
+            appended(page, "\n{{ code row_lookups.py:lookup }}\n"),
+            [f"docs/{part.page}", f"snippets/{part.name}/row_lookups.py does not exist", "Fix the directive's file name"],
+        ),
+        "a page including a missing section": (
+            appended(page, f"\n{{{{ example {file}:lookups }}}}\n"),
+            [f"docs/{part.page}", f"snippets/{snippet.file} has no `# --8<-- [start:lookups]` marker",
+             "or fix the section name"],
+        ),
+    }
+    elsewhere = sorted(name for other in PARTS if other != part for name in declared(other))
+    borrowed = next((name for name in elsewhere if name not in declared(part) and not name.startswith("pinned_")), None)
+    if borrowed:  # values are scoped to their page: another page's is unknown here
+        cases["a value another page declares"] = (
+            appended(page, f"\nIt is {{{{ value {borrowed} }}}}.\n"),
+            [f"docs/{part.page}", f"unknown value `{borrowed}`", "under `values:` in the page's front matter"],
+        )
+    return cases
 
 
 @pytest.mark.slow
 def test_each_drift_fails_with_its_own_message_and_passes_once_restored(built_site: Path, project: Path) -> None:
     # `built_site` is the unmodified project, built: the copy builds before any drift.
-    cases = {
-        "a changed snippet": (
-            project / "snippets" / "row_lookup.py", "[0, 1, 3]", "[0, 1, 4]",
-            ["snippets/row_lookup.py", "changed since its output was recorded", "make record"],
-        ),
-        "a changed shared module": (
-            project / "snippets" / "pinned_gpt2.py", '"Software is changing how we"', '"Software is changing"',
-            ["snippets/pinned_gpt2.py changed since its output was recorded", "make record"],
-        ),
-        "a hand-edited output": (
-            project / "outputs" / "software_row.txt", "0.052651", "0.052652",
-            ["outputs/software_row.txt differs from what `make record` wrote", "git checkout"],
-        ),
-        "an unknown value": (
-            project / "docs" / "token-embeddings.md", "{{ value vocab_size }}", "{{ value vocabulary }}",
-            ["docs/token-embeddings.md", "unknown value `vocabulary`", "extra.recorded_values"],
-        ),
-        "an unknown value in a figure caption": (
-            project / "docs" / "token-embeddings.md", "{{ value we_token_id }}", "{{ value we_id }}",
-            ["docs/token-embeddings.md", "unknown value `we_id`", "extra.recorded_values"],
-        ),
-        "an unknown directive": (
-            project / "docs" / "index.md", "\n\n", "\n\n{{ chart lookup.svg }}\n\n",
-            ["docs/index.md", "unknown directive", "Use code, example, figure, provenance, compatibility or value"],
-        ),
-        "an example without a recorded output": (
-            project / "docs" / "index.md", "\n\n", "\n\n{{ example pinned_gpt2.py:load }}\n\n",
-            ["snippets/pinned_gpt2.py has no recorded output", "make record"],
-        ),
-        "a page including a missing file": (
-            project / "docs" / "index.md", "\n\n", "\n\n{{ code row_lookups.py:lookup }}\n\n",
-            ["docs/index.md", "snippets/row_lookups.py does not exist", "Fix the directive's file name"],
-        ),
-        "a page including a missing section": (
-            project / "docs" / "index.md", "\n\n", "\n\n{{ example row_lookup.py:lookups }}\n\n",
-            ["docs/index.md", "snippets/row_lookup.py has no `# --8<-- [start:lookups]` marker",
-             "or fix the section name"],
-        ),
-    }
+    cases = {(case, part.name): found for part in PARTS for case, found in drifts(project, part).items()}
+    assert any(case == "a value another page declares" for case, _ in cases) or len(PARTS) < 2
     messages = {}
-    for case, (path, old, new, expected) in cases.items():
-        original = edit(path, old, new)
+    for case, ((path, original, changed), expected) in cases.items():
+        path.write_text(changed, encoding="utf-8")
         outputs = snapshot(project / "outputs")
         result = build(project)
         assert snapshot(project / "outputs") == outputs, f"{case}: the build changed outputs/"
-        path.write_text(original, encoding="utf-8")
+        if original:
+            path.write_text(original, encoding="utf-8")
+        else:
+            path.unlink()
         assert result.returncode != 0, case
         for text in expected:
             assert text in result.stderr, f"{case}: {text!r} not in:\n{result.stderr}"
@@ -66,25 +122,57 @@ def test_each_drift_fails_with_its_own_message_and_passes_once_restored(built_si
     assert build(project).returncode == 0
 
 
+def recordable_example() -> tuple[Part, Snippet, str]:
+    """An example that records without GPT-2's files, shown on its page with a section: (part, snippet, section)."""
+    for part in PARTS:
+        markdown = get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))[0]
+        for file, section in re.findall(r"^[ \t]*\{\{ example (\w+\.py):([-\w]+)", markdown, re.M):
+            snippet = SNIPPETS.get(f"{part.name}/{file.removesuffix('.py')}")
+            if snippet is not None and snippet.loads is None:
+                return part, snippet, section
+    pytest.fail("no example of any part records without GPT-2's files")
+
+
 @pytest.mark.slow
 def test_removed_section_is_a_build_error_even_when_recorded(run, project: Path) -> None:
-    snippet = project / "snippets" / "parameter_count.py"
-    edit(snippet, "# --8<-- [start:count]\n", "")
-    edit(snippet, "# --8<-- [end:count]\n", "")
+    part, snippet, section = recordable_example()
+    path = project / "snippets" / snippet.file
+    edit(path, f"# --8<-- [start:{section}]\n", "")
+    edit(path, f"# --8<-- [end:{section}]\n", "")
     assert run("python", "-m", "recorder", "record", cwd=project).returncode == 0
     result = build(project)
     assert result.returncode != 0
-    assert "docs/token-embeddings.md: snippets/parameter_count.py has no `# --8<-- [start:count]` marker" in result.stderr
+    assert f"docs/{part.page}: snippets/{snippet.file} has no `# --8<-- [start:{section}]` marker" in result.stderr
 
 
 @pytest.mark.slow
 def test_record_fixes_what_it_can_and_the_build_passes_again(run, project: Path) -> None:
-    edit(project / "snippets" / "row_lookup.py", "[0, 1, 3]", "[0, 1, 4]")
+    _, snippet, _ = recordable_example()
+    path = project / "snippets" / snippet.file
+    path.write_text(path.read_text(encoding="utf-8") + 'print("one more line")\n', encoding="utf-8")
     before = snapshot(project / "outputs")
     result = run("python", "-m", "recorder", "record", cwd=project)
     assert result.returncode == 0, result.stderr
-    assert "[1/1] snippets/row_lookup.py" in result.stdout
+    assert f"[1/1] snippets/{snippet.file}" in result.stdout
     after = snapshot(project / "outputs")
-    assert {name for name in after if after[name] != before.get(name)} == {"row_lookup.txt", "manifest.json"}
-    assert "[-0.6000,  0.3000,  0.7000]" in after["row_lookup.txt"].decode()
+    assert {name for name in after if after[name] != before.get(name)} == {f"{snippet.name}.txt", "manifest.json"}
+    assert after[f"{snippet.name}.txt"] == before[f"{snippet.name}.txt"] + b"one more line\n"
     assert build(project).returncode == 0
+
+
+def test_a_wrong_directive_on_any_page_stops_the_build_before_a_page_renders(
+    project: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A page's error stops the build in moments, naming it, however many pages and notebooks come before it."""
+    from mkdocs.commands import build as mkdocs_build
+
+    rendered = []
+    populate = mkdocs_build._populate_page
+    monkeypatch.setattr(mkdocs_build, "_populate_page",
+                        lambda page, *args, **kwargs: rendered.append(page) or populate(page, *args, **kwargs))
+    last = sorted(PARTS, key=lambda part: part.page)[-1]  # MkDocs renders the pages in file order
+    edit(project / "docs" / last.page, "\n\n", "\n\n{{ chart lookup.svg }}\n\n")
+    result = build(project)
+    assert result.returncode != 0
+    assert f"docs/{last.page}: unknown directive" in result.stderr
+    assert rendered == [], f"rendered {[page.file.src_uri for page in rendered]} before stopping"
