@@ -20,7 +20,6 @@ RECORDER = {
     "errors": "base",
     "pinned": "base",
     "snippets": "record",
-    "download": "record",
     "hub": "record",
     "runner": "record",
     "checkpoint": "record",
