@@ -20,6 +20,7 @@ from mkdocs.config import config_options as c
 from mkdocs.config import load_config
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.utils.yaml import get_yaml_loader, yaml_load
 
 from recorder import snippets
 from recorder.errors import RecorderError
@@ -106,7 +107,11 @@ class Project:
 @cache
 def _load(path: Path, content: bytes) -> Project:  # `content` makes an edited file a new key
     config = load_config(config_file=str(path), plugins=[])
-    raw = config.user_configs[0].get("plugins") or []
+    # The plugins' entries as written: `plugins=[]` kept MkDocs from loading them (and their imports).
+    with path.open("rb") as stream:
+        raw = yaml_load(stream, loader=get_yaml_loader(config=config)).get("plugins") or []
+    if isinstance(raw, dict):  # MkDocs also takes them as one mapping, name -> options
+        raw = [{name: options} for name, options in raw.items()]
     entries = [entry for entry in raw if entry == PLUGIN or isinstance(entry, dict) and PLUGIN in entry]
     if not entries:
         raise ProjectError(f"{path.name} does not list the `{PLUGIN}` plugin under `plugins:`; the pages' "
