@@ -107,7 +107,7 @@ def test_downloaded_stand_in_weights_run_and_are_refused(run, project: Path, sta
     failed(result, f"{downloaded(hf_home)} has sha256 {stand_in_hub.snapshot.etags[WEIGHTS_FILE]}",
            "not the pinned GPT-2 weights", "is never recorded", "run `make record` with network access")
     assert f"downloading {WEIGHTS_FILE} of {MODEL_ID}@{short()} from {stand_in_hub.url}" in result.stdout
-    assert "snippets/embedding_table.py" in result.stdout  # the model snippets ran on the download
+    assert "snippets/token-embeddings/embedding_table.py" in result.stdout  # the model snippets ran on the download
     assert stand_in_hub.asked_for("GET", WEIGHTS_FILE) == 1
     assert committed(project) == before
 
@@ -167,8 +167,8 @@ def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_re_
     again = record_online(run, project, stand_in_hub, hf_home, served.etags[WEIGHTS_FILE])
 
     assert again.returncode == 0, again.stderr
-    assert "confirmed: snippets/embedding_table.py prints exactly the published output" in again.stdout
-    assert "DIFFERENT: snippets/software_row.py now prints" in again.stdout
+    assert "confirmed: snippets/token-embeddings/embedding_table.py prints exactly the published output" in again.stdout
+    assert "DIFFERENT: snippets/token-embeddings/software_row.py now prints" in again.stdout
     entries = json.loads(manifest.read_text())["snippets"]
     model_entries = [entry for entry in entries.values() if entry["model"]]
     assert len(model_entries) == 6
@@ -180,15 +180,15 @@ def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_re_
 
 def test_a_hub_error_inside_a_snippet_is_not_blamed_on_the_snippet(tmp_path: Path) -> None:
     """As transformers does, the snippet wraps the network's error in its own."""
-    path = tmp_path / "snippets" / "loads.py"
-    path.parent.mkdir()
+    path = tmp_path / "snippets" / "part" / "loads.py"
+    path.parent.mkdir(parents=True)
     path.write_text("import httpx\n\ntry:\n    raise httpx.ConnectError('[Errno 111] Connection refused')\n"
                     "except httpx.ConnectError as error:\n"
                     "    raise OSError(\"We couldn't connect to the hub to load this file\") from error\n")
     with pytest.raises(DownloadFailed) as raised:
-        run_one(Snippet("loads", path, (path,), frozenset({"httpx"})), tmp_path, timeout=30)
+        run_one(Snippet("part/loads", path, (path,), frozenset({"httpx"}), None), tmp_path, timeout=30)
     message = str(raised.value)
-    assert message.startswith("snippets/loads.py could not get the model's files ")
+    assert message.startswith("snippets/part/loads.py could not get the model's files ")
     assert ("OSError: We couldn't connect to the hub to load this file, "
             "caused by ConnectError: [Errno 111] Connection refused") in message
     assert "not the snippet's code" in message and "run `make record` again" in message

@@ -17,7 +17,7 @@ from nbclient import NotebookClient
 from packaging.utils import canonicalize_name
 
 from recorder import store
-from recorder.notebook_page import without_remote_loaders
+from recorder.notebook_page import with_copy_scripts_last, without_remote_loaders
 from recorder.pages import PageError
 from recorder.project import Part, Project
 from recorder.published import check
@@ -205,3 +205,17 @@ def test_the_remote_loaders_are_cut_out_and_every_other_byte_is_kept() -> None:
     assert without_remote_loaders(page) == '<p title="a &amp; b">x &lt; y</p>\n\n\n<style>.jp-Mermaid {}</style>\n'
     with pytest.raises(PageError, match="found 1 of the 2 script loaders"):
         without_remote_loaders(page.replace(".jp-Mermaid >", "pre"))
+
+
+def test_the_copy_button_scripts_move_to_the_end_of_the_body_and_every_other_byte_is_kept() -> None:
+    copy = "<script>\ncustomElements.define('clipboard-copy', C)</script>"
+    notice = "<script>on('clipboard-copy', show)</script>"
+    page = (f'<body><article><a href="x.ipynb">download</a>\n{copy}\n{notice}\n<div class="jp-Cell">'
+            f'<clipboard-copy for="cell-1"></clipboard-copy></div></article>\n'
+            '<script src="bundle.js"></script>\n</body>\n</html>\n')
+    assert with_copy_scripts_last(page) == (
+        '<body><article><a href="x.ipynb">download</a>\n\n\n<div class="jp-Cell">'
+        '<clipboard-copy for="cell-1"></clipboard-copy></div></article>\n'
+        f'<script src="bundle.js"></script>\n{copy}{notice}</body>\n</html>\n')
+    with pytest.raises(PageError, match="found 1 of the 2 inline scripts of the copy buttons"):
+        with_copy_scripts_last(page.replace(notice, ""))
