@@ -36,6 +36,8 @@ RECORDER = {
     "page_markdown": "pages",
     "notebook": "pages",
     "notebook_page": "pages",
+    "unused_css": "pages",
+    "html_source": "pages",
     "__main__": "command line",
     "record": "commands",
     "check": "commands",
