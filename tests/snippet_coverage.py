@@ -5,23 +5,37 @@ workers too would double the cost of every build they make. The controller
 erases old data when the run starts, and when it ends combines what the runs
 wrote, prints the report and fails the run below `fail_under` (pyproject.toml).
 A run that never reached the stand-in runs (a single test file, say) reports nothing.
+
+Every file of snippets/ counts, in a part's folder too: coverage itself finds the
+files that never ran only in folders that are packages, and a part's folder is not.
 """
 
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from coverage import Coverage
 from coverage.exceptions import NoDataError
 
-from support import COVERAGE_CONFIG, COVERAGE_DATA
+from support import COVERAGE_CONFIG, COVERAGE_DATA, ROOT
 
 _report = pytest.StashKey[str]()
 
 
 def _coverage() -> Coverage:
     return Coverage(data_file=str(COVERAGE_DATA), config_file=str(COVERAGE_CONFIG))
+
+
+def count_every_file(coverage: Coverage, folder: Path) -> None:
+    """Make each Python file below `folder` part of the report, at 0% if no measured run executed it.
+
+    Only when something was measured: a run that never ran the snippets reports nothing.
+    """
+    data = coverage.get_data()
+    if data.measured_files():
+        data.touch_files([str(path.resolve()) for path in sorted(folder.rglob("*.py"))])
 
 
 def _is_controller(config: pytest.Config) -> bool:
@@ -40,6 +54,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     printed = io.StringIO()
     try:
         coverage.combine()
+        count_every_file(coverage, ROOT / "snippets")
         total = coverage.report(file=printed)
     except NoDataError:
         return

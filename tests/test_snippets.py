@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import io
 import json
 from pathlib import Path
 
@@ -82,3 +83,27 @@ def test_parameter_count_uses_the_recorded_table_shape() -> None:
     rows, width = (int(n) for n in shape.removeprefix("torch.Size([").removesuffix("])").split(", "))
     count = (ROOT / "outputs" / "token-embeddings" / "parameter_count.txt").read_text().strip()
     assert count == f"{rows:,} × {width:,} = {rows * width:,}"
+
+
+def test_coverage_counts_a_file_of_a_part_folder_that_never_ran(tmp_path: Path) -> None:
+    """A part's folder is no package, where coverage would not look for files that never ran."""
+    from coverage import Coverage, CoverageData
+
+    from snippet_coverage import count_every_file
+
+    folder = tmp_path / "snippets"
+    (folder / "part").mkdir(parents=True)
+    ran, never = folder / "shared.py", folder / "part" / "never_ran.py"
+    ran.write_text("x = 1\n")
+    never.write_text("y = 2\n")
+    measured = CoverageData(str(tmp_path / ".coverage"))
+    measured.add_lines({str(ran): [1]})
+    measured.write()
+    coverage = Coverage(data_file=str(tmp_path / ".coverage"), config_file=False)
+    coverage.load()
+
+    count_every_file(coverage, folder)
+
+    printed = io.StringIO()
+    assert coverage.report(file=printed) == 50.0
+    assert "never_ran.py" in printed.getvalue()
