@@ -26,6 +26,7 @@ from recorder import store
 from recorder.__main__ import main
 from recorder.project import Project
 from recorder.record import record as store_record
+from recorder.runner import QUIET_LIBRARIES
 from recorder.snippets import parts
 from support import ROOT, offline_env, snapshot
 
@@ -289,6 +290,8 @@ def in_process(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     empty.mkdir()
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_CACHE", str(empty))
+    for name, value in QUIET_LIBRARIES.items():  # what a record run sets, undone after the test
+        monkeypatch.setenv(name, value)
 
     def command(*argv: str) -> tuple[int, str, str]:
         status = main(["--root", str(project), *argv])
