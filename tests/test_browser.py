@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from mkdocs.utils.meta import get_data
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Request, expect, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from recorder import compat_table
 from recorder.directives import Compatibility, Directive, Example, Listing, Provenance, parse
@@ -273,6 +274,10 @@ def test_palette_toggle_switches_to_dark_and_back(visit: Visit) -> None:
     page.wait_for_selector(scheme.format("default"))
 
 
+FOUND = """path => [...document.querySelectorAll(".md-search-result__item > a")]
+    .some(link => new URL(link.href).pathname === path)"""
+
+
 def test_search_finds_each_part_offline(visit: Visit) -> None:
     """A part's title, typed in the search box, finds its page: the index is the site's own."""
     page = visit.open("")
@@ -282,10 +287,13 @@ def test_search_finds_each_part_offline(visit: Visit) -> None:
         search.click()
         search.fill("")
         page.keyboard.type(title)
-        results = page.locator(".md-search-result__item > a")
-        results.first.wait_for(state="visible", timeout=10_000)
-        found = results.evaluate_all("links => links.map(link => new URL(link.href).pathname)")
-        assert f"/{built_path(part.page)}" in found, f"{title!r} finds {found}"
+        # Results show as the reader types: wait until they hold the part's page, or fail naming them.
+        try:
+            page.wait_for_function(FOUND, arg=f"/{built_path(part.page)}", timeout=10_000)
+        except PlaywrightTimeoutError:
+            found = page.locator(".md-search-result__item > a").evaluate_all(
+                "links => links.map(link => new URL(link.href).pathname)")
+            pytest.fail(f"searching {title!r} finds {found}, not {part.page}")
     assert visit.remote_requests() == []
 
 
