@@ -111,16 +111,23 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         return files
 
     def _list_parts_in_llms_txt(self, config: MkDocsConfig) -> None:
+        """Each part's page after the pages mkdocs.yml lists in `llms_section`, and its notebook
+        under Notebooks, in the navigation's order (MkDocs has not built it yet: as mkdocs.yml lists it)."""
         llmstxt = config.plugins.get("llmstxt")
         if llmstxt is None:
             return
         sections = llmstxt.config.sections
-        section = sections.setdefault(self.config.llms_section, [])
-        listed = {next(iter(item)) if isinstance(item, dict) else item for item in section}
-        for part in self.parts.values():
+        pages, notebooks = sections.setdefault(self.config.llms_section, []), sections.setdefault("Notebooks", [])
+        listed = {next(iter(item)) if isinstance(item, dict) else item for item in [*pages, *notebooks]}
+        names = {page: title for title, page in _pages_of(config.nav or [])}
+        rank = {page: number for number, page in enumerate(names)}
+        for part in sorted(self.parts.values(), key=lambda part: rank.get(part.page, len(rank))):
+            _, meta = get_data((self.project.docs_dir / part.page).read_text(encoding="utf-8"))
             if part.page not in listed:
-                _, meta = get_data((self.project.docs_dir / part.page).read_text(encoding="utf-8"))
-                section.append({part.page: str(meta.get("description", ""))})
+                pages.append({part.page: str(meta.get("description", ""))})
+            if part.notebook not in listed:
+                title = names.get(part.page) or part.name
+                notebooks.append({part.notebook: f"The examples of {title} as one notebook, with their outputs"})
 
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> None:
         """Name each part as the navigation does, in its order, for the tables grouped by part; then
@@ -216,3 +223,12 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
             server.watch(str(self.project.root / folder))
         return server
 
+
+
+def _pages_of(nav: Any, title: str = "") -> list[tuple[str, str]]:
+    """(title, page) of each page `nav:` in mkdocs.yml names, in its order."""
+    if isinstance(nav, str):
+        return [(title, nav)]
+    if isinstance(nav, dict):
+        return [found for name, item in nav.items() for found in _pages_of(item, name)]
+    return [found for item in nav for found in _pages_of(item)] if isinstance(nav, list) else []
