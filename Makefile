@@ -13,7 +13,7 @@ NPM_STAMP := node_modules/.installed
 # outputs for model snippets (offline); TIMEOUT=<seconds> per snippet.
 RECORD_FLAGS := $(if $(FORCE),--force) $(if $(PUBLISHED),--published) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
-.PHONY: help record site serve check diff test bench audit compat clean
+.PHONY: help venv record site serve check diff test bench audit compat clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -28,6 +28,8 @@ $(STAMP):
 	$(BIN)/pip install --quiet --disable-pip-version-check $(UV)
 	$(BIN)/uv pip install --quiet --python $(BIN)/python $(addprefix --find-links ,$(FIND_LINKS)) -r requirements.txt
 	touch $@
+
+venv: $(STAMP) ## Create .venv from requirements.txt (every target does when it is missing or outdated)
 
 # axe-core for the browser tests and Lighthouse for `make audit`, as package-lock.json pins them.
 $(NPM_STAMP): package.json package-lock.json

@@ -341,3 +341,15 @@ def test_every_part_s_built_page_shows_figures_highlights_and_provenance(built_s
         shown["highlights"] += check_highlights(part, built)
         shown["outputs"] += check_outputs(part, built)
     assert all(shown.values()), f"the parts' pages show none of some kind, so it went unchecked: {shown}"
+
+
+def test_a_value_two_parts_both_quote_reads_the_same_in_each() -> None:
+    """Part 1 ends with the prompt's ids that Part 2 starts from, each read from its own outputs."""
+    by_part = {part.name: page_recorded(part) for part in Project.load(ROOT).parts()}
+    names = [set(found.values) for found in by_part.values()]
+    shared = set.intersection(*names) if len(names) > 1 else set()
+    assert "prompt_token_ids" in shared, "the parts hand the prompt's ids on to each other"
+    for name in sorted(shared):
+        texts = {part: found.value(name) for part, found in by_part.items()}
+        outputs = {found.values[name]["output"] for found in by_part.values()}
+        assert len(set(texts.values())) == 1, f"`{name}` differs between parts: {texts} (from {outputs})"
