@@ -2,6 +2,7 @@
 
 Peak memory is the child's `ru_maxrss` from `wait4`: the largest resident set
 of the child and of every descendant it waited for (make's recipes, a kernel).
+Its CPU time, from the same call, counts none of the time spent waiting for other work on the machine.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class CommandFailed(RecorderError):
 class Sample:
     seconds: float
     peak_mib: float
+    cpu_seconds: float  # user and system, the child's and its waited-for descendants'
 
 
 @dataclass(frozen=True)
@@ -48,4 +50,4 @@ def run(argv: Sequence[str | Path], *, cwd: Path, env: dict[str, str]) -> Finish
     if child.returncode != 0:
         raise CommandFailed(f"`{' '.join(command)}` in {cwd} exited with status {child.returncode}:\n"
                             f"{stdout}{stderr}")
-    return Finished(Sample(seconds, usage.ru_maxrss / 1024), stdout, stderr)
+    return Finished(Sample(seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime), stdout, stderr)

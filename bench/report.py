@@ -28,6 +28,7 @@ class Ratio:
 
 def medians(samples: dict[str, list[Sample]]) -> dict[str, dict[str, float]]:
     return {variant: {"seconds": round(statistics.median(s.seconds for s in runs), 3),
+                      "cpu_seconds": round(statistics.median(s.cpu_seconds for s in runs), 3),
                       "peak_mib": round(statistics.median(s.peak_mib for s in runs), 1), "runs": len(runs)}
             for variant, runs in samples.items()}
 
@@ -45,9 +46,9 @@ def evaluate(ratios: list[Ratio], samples: dict[str, list[Sample]]) -> list[dict
 
 def render(table: dict[str, dict[str, float]], results: list[dict[str, object]]) -> str:
     width = max(map(len, [*table, *(str(r["name"]) for r in results)]))
-    lines = [f"{'variant':<{width}}  {'median s':>9}  {'peak MiB':>9}  runs"]
-    lines += [f"{name:<{width}}  {row['seconds']:>9.2f}  {row['peak_mib']:>9.0f}  {row['runs']:>4}"
-              for name, row in table.items()]
+    lines = [f"{'variant':<{width}}  {'median s':>9}  {'CPU s':>9}  {'peak MiB':>9}  runs"]
+    lines += [f"{name:<{width}}  {row['seconds']:>9.2f}  {row['cpu_seconds']:>9.2f}  {row['peak_mib']:>9.0f}  "
+              f"{row['runs']:>4}" for name, row in table.items()]
     lines += ["", f"{'ratio: median of the rounds':<{width}}  {'value':>9}  {'goal':>9}  {'result':<11}  rounds"]
     lines += [f"{r['name']:<{width}}  {r['value']:>9.3f}  {'<= ' + str(r['goal']):>9}  "
               f"{'met' if r['met'] else 'GOAL MISSED':<11}  {min(r['rounds']):.2f} to {max(r['rounds']):.2f}"
