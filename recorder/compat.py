@@ -1,6 +1,6 @@
 """`make compat`: run every snippet with several transformers releases and write compat/results.json.
 
-Each snippet runs as a reader runs it, `python snippets/NAME.py` from the project's root, offline,
+Each snippet runs as a reader runs it, `python snippets/<part>/<stem>.py` from the project's root, offline,
 against a stand-in checkpoint with GPT-2's architecture and real tokenizer: the pinned release in
 the project's own environment, first, for its output tells which lines depend on weight values
 (see compat_verdict); each other release in its own (see compat_envs).

@@ -122,7 +122,7 @@ def _block_html(directive: Figure | Provenance | Compatibility, recorded: Record
         return record_table(recorded.manifest, page_url, recorded.repository, recorded.parts)
     if isinstance(directive, Compatibility):
         try:
-            return compat_page.render(recorded.root, page_url, recorded.repository)
+            return compat_page.render(recorded.root, page_url, recorded.repository, recorded.parts)
         except CompatError as error:
             raise PageError(str(error)) from None
     check_include(recorded.root, directive.file, None)

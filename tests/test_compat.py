@@ -19,8 +19,9 @@ from bs4 import BeautifulSoup
 
 from recorder import compat, compat_envs, compat_table, record, store
 from recorder.__main__ import main
-from recorder.compat_page import render
+from recorder.compat_page import anchor, render
 from recorder.compat_verdict import Printed, verdict, weight_dependent_lines
+from recorder.project import Project
 from recorder.snippets import discover, sha256_file
 from support import ROOT
 
@@ -71,34 +72,38 @@ def test_the_pinned_release_must_print_the_recorded_lines(reference: Printed, me
         weight_dependent_lines("snippets/x.py", RECORDED, reference, "5.17.0")
 
 
-# Snippets of a small project. Each prints what the release it runs with ($RELEASE) makes of it;
-# release 1.0 is the pinned one, against whose recorded outputs every release is compared.
+# Snippets of a small project of two parts, `tokens` and `vectors`. Each prints what the release it
+# runs with ($RELEASE) makes of it; release 1.0 is the pinned one, against whose recorded outputs
+# every release is compared.
 SNIPPETS = {
-    "steady": 'print("True")\n',
-    "row": 'import os\nprint("[0.123456, -0.654321]" if os.environ["RELEASE"] == "1.0" else "[0.1, -0.6]")\n',
-    "shape": 'import os\nprint("torch.Size([1, 5])" if os.environ["RELEASE"] == "1.0" else "torch.Size([5])")\n',
-    "broken": 'import os, sys\nprint("<script>alert(1)</script>")\n'
-              'if os.environ["RELEASE"] == "2.0":\n'
-              '    print("a warning", file=sys.stderr)\n'
-              '    raise ImportError("cannot import name <GPT2Model>")\n',
-    "environment": 'import os, sys\nprint(os.environ["HF_HUB_OFFLINE"], os.environ["HF_HUB_CACHE"], '
-                   '"PYTHONPATH" in os.environ, sys.path[0].endswith("snippets"))\n',
+    "tokens/steady": 'print("True")\n',
+    "tokens/environment": 'import os, sys\nprint(os.environ["HF_HUB_OFFLINE"], os.environ["HF_HUB_CACHE"], '
+                          '"PYTHONPATH" in os.environ, '
+                          'os.path.realpath(sys.path[0]) == os.path.dirname(os.path.realpath(__file__)))\n',
+    "vectors/row": 'import os\nprint("[0.123456, -0.654321]" if os.environ["RELEASE"] == "1.0" else "[0.1, -0.6]")\n',
+    "vectors/shape": 'import os\n'
+                     'print("torch.Size([1, 5])" if os.environ["RELEASE"] == "1.0" else "torch.Size([5])")\n',
+    "vectors/broken": 'import os, sys\nprint("<script>alert(1)</script>")\n'
+                      'if os.environ["RELEASE"] == "2.0":\n'
+                      '    print("a warning", file=sys.stderr)\n'
+                      '    raise ImportError("cannot import name <GPT2Model>")\n',
 }
 # What the site shows for each: the real model's values where it has them.
-OUTPUTS = {"steady": "True\n", "row": "[0.052651, -0.010756]\n", "shape": "torch.Size([1, 5])\n",
-           "broken": "<script>alert(1)</script>\n", "environment": "1 {cache} False True\n"}
+OUTPUTS = {"tokens/steady": "True\n", "tokens/environment": "1 {cache} False True\n",
+           "vectors/row": "[0.052651, -0.010756]\n", "vectors/shape": "torch.Size([1, 5])\n",
+           "vectors/broken": "<script>alert(1)</script>\n"}
 
 
 def small_project(root: Path, hub_cache: Path) -> Path:
     """Snippets, outputs recorded as `make record` would (manifest included) and requirements.txt."""
-    (root / "snippets").mkdir(parents=True)
     for name, source in SNIPPETS.items():
+        (root / "snippets" / f"{name}.py").parent.mkdir(parents=True, exist_ok=True)
         (root / "snippets" / f"{name}.py").write_text(source, encoding="utf-8")
     (root / "requirements.txt").write_text("transformers==1.0\n", encoding="utf-8")
-    (root / "outputs").mkdir()
     entries = {}
     for name, snippet in discover(root).items():
         output = OUTPUTS[name].format(cache=hub_cache).encode()
+        (root / "outputs" / f"{name}.txt").parent.mkdir(parents=True, exist_ok=True)
         (root / "outputs" / f"{name}.txt").write_bytes(output)
         entries[name] = record.entry(root, snippet, output, origin="executed", seconds=0.0, model=None)
     (root / "outputs" / "manifest.json").write_bytes(store.manifest_bytes(entries))
@@ -136,26 +141,27 @@ def results(table: dict[str, Any], release: str) -> dict[str, dict[str, Any]]:
 def test_the_pinned_release_runs_first_and_matches_its_recorded_outputs(checked) -> None:
     root, table, printed = checked
     assert printed[0] == "transformers 1.0 (1/2)" and "transformers 2.0 (2/2)" in printed
-    assert "  [3/5] snippets/row.py: same" in [line.rsplit("  ", 1)[0] for line in printed]
+    number = list(discover(root)).index("vectors/row") + 1
+    assert f"  [{number}/5] snippets/vectors/row.py: same" in [line.rsplit("  ", 1)[0] for line in printed]
     assert table["reference"] == "1.0" and list(table["releases"]) == ["1.0", "2.0"]
     assert {cell["verdict"] for cell in results(table, "1.0").values()} == {"same"}
 
 
 def test_each_snippet_runs_as_a_reader_runs_it_offline_from_the_project_root(checked) -> None:
-    """`environment` printed what it saw: offline, the stand-in's cache, no PYTHONPATH, snippets/ on the path."""
+    """`environment` printed what it saw: offline, the stand-in's cache, no PYTHONPATH, its folder on the path."""
     root, table, _ = checked
-    assert results(table, "2.0")["environment"] == {"verdict": "same"}
+    assert results(table, "2.0")["tokens/environment"] == {"verdict": "same"}
 
 
 def test_another_release_is_judged_line_by_line(checked) -> None:
     _, table, _ = checked
     other = results(table, "2.0")
-    assert other["steady"] == {"verdict": "same"}
-    assert other["row"]["lines"] == [{"line": 1, "recorded": "[0.052651, -0.010756]", "printed": "[0.1, -0.6]",
-                                      "compared": "by form"}]
-    assert other["shape"]["lines"] == [{"line": 1, "recorded": "torch.Size([1, 5])", "printed": "torch.Size([5])",
-                                        "compared": "exactly"}]
-    assert other["broken"] == {"verdict": "error", "error": "ImportError: cannot import name <GPT2Model>"}
+    assert other["tokens/steady"] == {"verdict": "same"}
+    assert other["vectors/row"]["lines"] == [{"line": 1, "recorded": "[0.052651, -0.010756]",
+                                              "printed": "[0.1, -0.6]", "compared": "by form"}]
+    assert other["vectors/shape"]["lines"] == [{"line": 1, "recorded": "torch.Size([1, 5])",
+                                                "printed": "torch.Size([5])", "compared": "exactly"}]
+    assert other["vectors/broken"] == {"verdict": "error", "error": "ImportError: cannot import name <GPT2Model>"}
 
 
 def test_the_table_records_what_each_release_ran_with_and_what_it_checked(checked) -> None:
@@ -167,31 +173,33 @@ def test_the_table_records_what_each_release_ran_with_and_what_it_checked(checke
         assert about["checked_at"].endswith("+00:00")
     written = json.loads(compat_table.results_path(root).read_text(encoding="utf-8"))
     assert written["about"] == compat_table.HEADER
+    assert sorted(written["snippets"]) == sorted(SNIPPETS)
     for name, row in written["snippets"].items():
         assert row["sources"] == {f"snippets/{name}.py": sha256_file(root / "snippets" / f"{name}.py")}
         assert row["output_sha256"] == sha256_file(root / "outputs" / f"{name}.txt")
 
 
 def test_a_snippet_that_outlives_its_timeout_is_an_error(tmp_path: Path) -> None:
-    (tmp_path / "snippets").mkdir()
-    (tmp_path / "snippets" / "slow.py").write_text("import time\ntime.sleep(30)\n", encoding="utf-8")
-    snippet = discover(tmp_path)["slow"]
+    (tmp_path / "snippets" / "part").mkdir(parents=True)
+    (tmp_path / "snippets" / "part" / "slow.py").write_text("import time\ntime.sleep(30)\n", encoding="utf-8")
+    snippet = discover(tmp_path)["part/slow"]
     printed = compat.run_snippet(Path(sys.executable), tmp_path, snippet, tmp_path, timeout=0.5)
     assert printed.error == "did not finish within 0.5 s"
 
 
 def test_outputs_out_of_date_stop_the_run_before_anything_runs(tmp_path: Path) -> None:
     root = small_project(tmp_path / "project", tmp_path / "hub")
-    (root / "snippets" / "steady.py").write_text('print("False")\n', encoding="utf-8")
-    with pytest.raises(compat_table.CompatError, match=r"(?s)out of date:.*snippets/steady.py changed.*make record"):
+    (root / "snippets" / "tokens" / "steady.py").write_text('print("False")\n', encoding="utf-8")
+    with pytest.raises(compat_table.CompatError,
+                       match=r"(?s)out of date:.*snippets/tokens/steady.py changed.*make record"):
         compat.plan(root, ("1.0", "2.0"))
-    (root / "snippets" / "steady.py").write_text(SNIPPETS["steady"], encoding="utf-8")
+    (root / "snippets" / "tokens" / "steady.py").write_text(SNIPPETS["tokens/steady"], encoding="utf-8")
     with pytest.raises(compat_table.CompatError, match=r"leave out 1.0, the one requirements.txt pins"):
         compat.plan(root, ("2.0",))
 
 
-def page(root: Path) -> BeautifulSoup:
-    return BeautifulSoup(render(root, "compatibility/"), "html.parser")
+def page(root: Path, parts: dict[str, str] | None = None) -> BeautifulSoup:
+    return BeautifulSoup(render(root, "compatibility/", parts=parts), "html.parser")
 
 
 def row_cells(document: BeautifulSoup, name: str) -> list[Any]:
@@ -206,13 +214,34 @@ def test_the_page_shows_a_row_per_snippet_and_a_column_per_release(checked) -> N
     results_table = document.find("table")
     heads = [th.get_text(" ", strip=True) for th in results_table.thead.find_all("th")]
     assert heads == ["Example", "1.0 (pinned)", "2.0"]
-    assert [a.get_text() for a in results_table.tbody.select("th a")] == [f"{name}.py" for name in sorted(SNIPPETS)]
-    assert results_table.tbody.select_one("th a")["href"] == "../snippets/broken.py"
-    assert [cell.get_text() for cell in row_cells(document, "steady")] == ["same", "same"]
+    links = results_table.select("tbody th[scope=row] a")
+    assert [a.get_text() for a in links] == [f"{name}.py" for name in sorted(SNIPPETS)]
+    assert [a["href"] for a in links] == [f"../snippets/{name}.py" for name in sorted(SNIPPETS)]
+    assert [cell.get_text() for cell in row_cells(document, "tokens/steady")] == ["same", "same"]
     versions = [item.get_text() for item in document.select(".compat-versions li")]
     assert [line.split(" · ")[0] for line in versions] == ["transformers 1.0", "transformers 2.0"]
     python = table["releases"]["2.0"]["versions"]["python"]
     assert f"Python {python} · checked on {table['releases']['2.0']['checked_at'][:10]}" in versions[1]
+
+
+def test_the_rows_are_grouped_by_part_titled_and_ordered_as_the_navigation_names_them(checked) -> None:
+    root, table, _ = checked
+    # Titled and ordered as the mapping says (the navigation's, in a build), not alphabetically.
+    titles = {"vectors": "Part «2» <i>", "tokens": "Part 1"}
+    document = page(root, titles)
+    groups = document.find("table").find_all("tbody", recursive=False)
+    assert len(groups) == len(titles)
+    for group, (part, title) in zip(groups, titles.items(), strict=True):
+        header, *rows = group.find_all("tr", recursive=False)
+        heading = header.find_all(["th", "td"])
+        assert len(heading) == 1 and heading[0].name == "th" and heading[0]["scope"] == "rowgroup"
+        assert heading[0].get_text() == title and heading[0]["colspan"] == str(1 + len(table["releases"]))
+        assert [row.th.get_text() for row in rows] == [f"{name}.py" for name in sorted(SNIPPETS)
+                                                       if name.startswith(f"{part}/")]
+    assert document.find("i") is None, "a title is text, never markup"
+    # A part the mapping leaves out still shows, after the others, under its folder's name.
+    named_one = page(root, {"vectors": "Part 2"}).find("table").find_all("tbody", recursive=False)
+    assert [group.select_one("th[scope=rowgroup]").get_text() for group in named_one] == ["Part 2", "tokens"]
 
 
 def linked_section(document: BeautifulSoup, cell: Any) -> Any:
@@ -225,18 +254,21 @@ def linked_section(document: BeautifulSoup, cell: Any) -> Any:
 def test_a_difference_or_an_error_is_one_click_away_as_literal_text(checked) -> None:
     root, _, _ = checked
     document = page(root)
-    shape = row_cells(document, "shape")[1]
+    shape = row_cells(document, "vectors/shape")[1]
     assert shape.a.get_text() == "differs: 1 line"
     section = linked_section(document, shape)
-    assert section.h3.get_text() == "shape.py with transformers 2.0: differs"
+    assert section.h3.get_text() == "vectors/shape.py with transformers 2.0: differs"
     assert section.pre.get_text() == ("line 1, compared exactly\n  site:    torch.Size([1, 5])\n"
                                       "  printed: torch.Size([5])")
-    assert "weight values, compared by form" in linked_section(document, row_cells(document, "row")[1]).pre.get_text()
-    broken = row_cells(document, "broken")[1]
+    row = row_cells(document, "vectors/row")[1]
+    assert "weight values, compared by form" in linked_section(document, row).pre.get_text()
+    broken = row_cells(document, "vectors/broken")[1]
     assert broken.a.get_text() == "error"
     assert linked_section(document, broken).pre.get_text() == "ImportError: cannot import name <GPT2Model>"
     assert document.find("gpt2model") is None, "text from the file is escaped, never markup"
     assert len(document.find_all("section")) == 3, "a section for each cell that is not the same, no more"
+    assert not [section["id"] for section in document.find_all("section") if "/" in section["id"]], \
+        "a fragment with a slash reads as a path"
 
 
 def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, tmp_path: Path) -> None:
@@ -244,15 +276,17 @@ def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, 
     copy = tmp_path / "project"
     subprocess.run(["cp", "-r", str(root), str(copy)], check=True)
     assert compat_table.problems(copy) == []
-    (copy / "snippets" / "shape.py").write_text(SNIPPETS["shape"] + "# now commented\n", encoding="utf-8")
-    (copy / "outputs" / "row.txt").write_text("[0.052651, -0.010757]\n", encoding="utf-8")
+    (copy / "snippets" / "vectors" / "shape.py").write_text(SNIPPETS["vectors/shape"] + "# now commented\n",
+                                                          encoding="utf-8")
+    (copy / "outputs" / "vectors" / "row.txt").write_text("[0.052651, -0.010757]\n", encoding="utf-8")
     document = page(copy)
-    for name, changed in (("shape", "snippets/shape.py (or a snippet it imports)"), ("row", "outputs/row.txt")):
+    for name, changed in (("vectors/shape", "snippets/vectors/shape.py (or a snippet it imports)"),
+                          ("vectors/row", "outputs/vectors/row.txt")):
         cells = row_cells(document, name)
         assert len(cells) == 1 and cells[0]["colspan"] == "2"
         assert cells[0].get_text() == f"not yet checked: {changed} changed since compat/results.json was made"
-        assert document.find(id=f"compat-{name}-2.0") is None, "no old verdict"
-    assert [problem.snippet for problem in compat_table.problems(copy)] == ["row", "shape"]
+        assert document.find(id=anchor(name, "2.0")) is None, "no old verdict"
+    assert [problem.snippet for problem in compat_table.problems(copy)] == ["vectors/row", "vectors/shape"]
     assert all(problem.message.endswith("Run `make compat` and commit compat/results.json.")
                for problem in compat_table.problems(copy))
 
@@ -273,13 +307,18 @@ def test_a_missing_or_broken_table_names_the_file_and_the_fix(tmp_path: Path, co
 
 def test_recorder_check_mentions_a_stale_table_without_failing(project: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    # A row made for the snippet as it is, then its source changed since.
+    snippet = next(iter(discover(project).values()))
+    source = snippet.relative(project)
     results_path = compat_table.results_path(project)
     table = json.loads(results_path.read_text(encoding="utf-8"))
-    table["snippets"]["row_lookup"]["sources"]["snippets/row_lookup.py"] = "0" * 64
+    table["snippets"][snippet.name] = {**compat_table.checked_against(project, snippet),
+                                       "results": {release: {"verdict": "same"} for release in table["releases"]}}
+    table["snippets"][snippet.name]["sources"][source] = "0" * 64
     results_path.write_text(json.dumps(table), encoding="utf-8")
 
     assert main(["--root", str(project), "check"]) == 0
-    assert ("notice: snippets/row_lookup.py (or a snippet it imports) changed since compat/results.json was made: "
+    assert (f"notice: {source} (or a snippet it imports) changed since compat/results.json was made: "
             "the version table shows it as not yet checked. Run `make compat` and commit compat/results.json."
             in capsys.readouterr().err)
 
@@ -341,4 +380,15 @@ def test_the_built_page_shows_every_snippet_and_release_of_the_committed_table(b
     results_table = document.select_one("article .compatibility table")
     heads = [th.get_text(" ", strip=True).removesuffix(" (pinned)") for th in results_table.thead.find_all("th")]
     assert heads == ["Example", *table["releases"]]
-    assert [a.get_text() for a in results_table.tbody.select("th a")] == [f"{name}.py" for name in discover(ROOT)]
+    # Each part under its title in the navigation, in the navigation's order.
+    project = Project.load(ROOT)
+    pages = {part.page: part.name for part in project.parts()}
+    snippets = discover(ROOT)
+    expected = [(title, pages[page_file]) for entry in project.config.nav if isinstance(entry, dict)
+                for title, page_file in entry.items() if isinstance(page_file, str) and page_file in pages]
+    expected = [(title, part) for title, part in expected if any(s.part == part for s in snippets.values())]
+    groups = results_table.find_all("tbody", recursive=False)
+    assert [group.select_one("th[scope=rowgroup]").get_text() for group in groups] == [title for title, _ in expected]
+    rows = [a.get_text() for a in results_table.select("tbody th[scope=row] a")]
+    assert rows == [f"{name}.py" for _, part in expected for name, snippet in snippets.items() if snippet.part == part]
+    assert len(rows) == len(snippets), "every snippet has a row, in a part the navigation names"
