@@ -20,6 +20,7 @@ from typing import Any
 from recorder import store
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR
+from recorder.provenance import Origin, backticks
 
 UPSTREAM = "origin/main"
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
@@ -157,31 +158,27 @@ def _fenced(text: str, language: str) -> str:
 
 
 def _provenance(entry: dict[str, Any] | None) -> dict[str, str]:
-    """Where an output came from: origin, model and its files' sha256, library versions."""
+    """Where an output came from, fact by fact, in Markdown: who ran it on what of GPT-2, worded as
+    the line under it on the site, then the sha256 of each file of GPT-2 it loaded and each library version."""
     if not entry:
         return {}
-    facts = {"origin": str(entry.get("origin"))}
-    model = entry.get("model") or {}
-    if model:
-        facts["model"] = f"{model.get('id')}@{model.get('revision')}"
-    for file, digest in sorted((model.get("files") or {}).items()):
-        facts[f"sha256 of {file}"] = digest
-    for library, version in (entry.get("versions") or {}).items():
-        facts[library] = str(version)
-    return facts
+    origin = Origin.of(entry)
+    files = sorted((origin.model.get("files") or {}).items())
+    return {"origin": f"{origin.who} · {origin.gpt2(backticks)}",
+            **{f"sha256 of {file}": backticks(digest) for file, digest in files},
+            **{library: backticks(version) for library, version in (entry.get("versions") or {}).items()}}
 
 
 def _provenance_table(old: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
     before, after = _provenance(old), _provenance(new)
     rows = [f"| {fact} | {_cell(before.get(fact))} | {_cell(after.get(fact))} |"
-            for fact in [*before, *(fact for fact in after if fact not in before)]
-            if before.get(fact) != after.get(fact)]
+            for fact in {**before, **after} if before.get(fact) != after.get(fact)]
     return "\n".join(["| provenance | before | after |", "| --- | --- | --- |", *rows]) if rows else ""
 
 
 def _cell(value: str | None) -> str:
     # A pipe would end the table cell, even inside backticks.
-    return "—" if value is None else "`" + value.replace("|", "\\|") + "`"
+    return "—" if value is None else value.replace("|", "\\|")
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:

@@ -30,8 +30,9 @@ from recorder import snippets, store
 from recorder.directives import Example, Listing, parse
 from recorder.errors import RecorderError
 from recorder.pages import PageError, Recorded, check_include, code_block, recorded
-from recorder.pinned import MODEL_ID, SNIPPETS_DIR, short
+from recorder.pinned import SNIPPETS_DIR
 from recorder.project import NOTEBOOKS_DIR, Part, Project
+from recorder.provenance import Origin
 from recorder.snippets import REQUIREMENTS
 
 
@@ -45,7 +46,7 @@ def load(root: Path, manifest: dict[str, dict[str, Any]] | None = None) -> tuple
 
 
 def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
-    """The notebook of `part`, as the bytes `make record` writes once `valid` has checked them.
+    """The notebook of `part`, as the bytes `make record` writes once nbformat's schema has checked them.
 
     The build only compares these bytes with the committed ones, written valid.
     """
@@ -75,14 +76,8 @@ def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
     return (nbformat.writes(notebook) + "\n").encode()
 
 
-def valid(data: bytes) -> bytes:
-    """`data`, once nbformat's schema has found it a valid notebook."""
-    nbformat.validate(json.loads(data))
-    return data
-
-
 def _cell(kind: str, source: str, cell_id: str, outputs: list[dict[str, str]] | None = None) -> dict[str, Any]:
-    """A cell as nbformat's schema has it. `valid` checks the notebook once, as a whole:
+    """A cell as nbformat's schema has it. `update` checks the notebook once, as a whole:
     nbformat's `v4.new_*` helpers would validate every cell and output on its own as well."""
     cell: dict[str, Any] = {"cell_type": kind, "id": cell_id, "metadata": {}, "source": source}
     if kind == "code":
@@ -91,11 +86,10 @@ def _cell(kind: str, source: str, cell_id: str, outputs: list[dict[str, str]] | 
 
 
 def problems(project: Project, recorded: Recorded) -> list[store.Problem]:
-    """Each companion notebook that is missing or differs from what `generate` returns now."""
+    """Each companion notebook that is missing, differs from what `generate` returns now, or belongs to no part."""
     found = []
     for part in project.parts():
-        path = project.docs_dir / part.notebook
-        shown = path.relative_to(project.root).as_posix()
+        path, shown = _path(project, part.notebook)
         try:
             expected = generate(project, recorded, part)
         except PageError:
@@ -111,36 +105,42 @@ def problems(project: Project, recorded: Recorded) -> list[store.Problem]:
                 f"and {REQUIREMENTS} (edited by hand, or not regenerated). Notebooks are never "
                 "edited: run `make record` and commit it."
             )))
-    notebooks = project.docs_dir / NOTEBOOKS_DIR
-    owned = {part.notebook for part in project.parts()}
-    for path in sorted(notebooks.glob("*.ipynb")) if notebooks.is_dir() else []:
-        if f"{NOTEBOOKS_DIR}/{path.name}" not in owned:
-            shown = path.relative_to(project.root).as_posix()
-            found.append(store.Problem("*", f"{shown} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). "
-                                            f"Delete it, or run `make record`, which does."))
-    return found
+    return found + [store.Problem("*", f"{shown} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). "
+                                       "Delete it, or run `make record`, which does.")
+                    for path, shown in _orphans(project)]
 
 
 def update(project: Project, report: Callable[[str], None], manifest: dict[str, dict[str, Any]]) -> None:
     """Rewrite each companion notebook that differs from what `generate` returns now; drop those of no part."""
     found = recorded(project, manifest=manifest)
     for part in project.parts():
-        path = project.docs_dir / part.notebook
+        path, shown = _path(project, part.notebook)
         try:
-            data = valid(generate(project, found, part))
+            data = generate(project, found, part)
+            nbformat.validate(json.loads(data))
         except PageError as error:  # the build stops on it too, naming the page
-            report(f"{path.relative_to(project.root).as_posix()} left as it was: docs/{part.page}: {error}")
+            report(f"{shown} left as it was: docs/{part.page}: {error}")
             continue
-        if path.exists() and path.read_bytes() == data:
-            continue
-        path.parent.mkdir(exist_ok=True)
-        store.replace_file(path, data)
-        report(f"wrote {path.relative_to(project.root).as_posix()}")
+        if not path.exists() or path.read_bytes() != data:
+            path.parent.mkdir(exist_ok=True)
+            store.replace_file(path, data)
+            report(f"wrote {shown}")
+    for path, shown in _orphans(project):
+        path.unlink()
+        report(f"removed {shown}, whose part is gone")
+
+
+def _path(project: Project, notebook: str) -> tuple[Path, str]:
+    """A notebook's file, and how messages name it: from the project's folder."""
+    path = project.docs_dir / notebook
+    return path, path.relative_to(project.root).as_posix()
+
+
+def _orphans(project: Project) -> list[tuple[Path, str]]:
     owned = {part.notebook for part in project.parts()}
-    for path in sorted((project.docs_dir / NOTEBOOKS_DIR).glob("*.ipynb")):
-        if f"{NOTEBOOKS_DIR}/{path.name}" not in owned:
-            path.unlink()
-            report(f"removed {path.relative_to(project.root).as_posix()}, whose part is gone")
+    return [_path(project, f"{NOTEBOOKS_DIR}/{path.name}")
+            for path in sorted((project.docs_dir / NOTEBOOKS_DIR).glob("*.ipynb"))
+            if f"{NOTEBOOKS_DIR}/{path.name}" not in owned]
 
 
 def _section_reader(config: MkDocsConfig) -> Callable[[Listing], str]:
@@ -212,13 +212,13 @@ def _pins(root: Path, imports: dict[str, str]) -> list[str]:
 def _introduction(markdown: str, recorded: Recorded, blocks: list[Listing]) -> str:
     title_match = re.search(r"^# (.+)$", markdown, re.M)
     title = title_match.group(1).strip() if title_match else "this article"
-    origins: dict[str, list[str]] = {}
+    # The files of each origin, worded as the line under each output says it, without its day.
+    origins: dict[str, dict[str, None]] = {}
     for block in blocks:
         if isinstance(block, Example):
-            files = origins.setdefault(_origin(recorded.manifest[block.name]), [])
-            if f"`{SNIPPETS_DIR}/{block.file}`" not in files:
-                files.append(f"`{SNIPPETS_DIR}/{block.file}`")
-    sources = "\n".join(f"- from {', '.join(files)}: {origin};" for origin, files in origins.items())
+            line = Origin.of(recorded.manifest[block.name]).line(markdown=True)
+            origins.setdefault(line, {})[f"`{SNIPPETS_DIR}/{block.file}`"] = None
+    sources = "\n".join(f"- {', '.join(files)}: {origin}" for origin, files in origins.items())
     return f"""# {title}: the notebook
 
 Every example of the article *{title}*, one cell each, in the order the article shows them.
@@ -229,21 +229,5 @@ from the Hugging Face hub at the pinned revision.
 
 The outputs saved under the cells are the ones the site shows, not the result of running this copy:
 
-{sources.removesuffix(";")}.
+{sources}
 """
-
-
-def _origin(entry: dict[str, Any]) -> str:
-    model = entry.get("model")
-    if entry["origin"] == "published":
-        libraries = ", ".join(f"{package} {version}" for package, version in entry["published"]["reported_with"].items())
-        return (f"the published run of GPT-2 `{MODEL_ID}@{short(model['revision'])}` with {libraries}, "
-                "reported with the article (the machines that build the site cannot load GPT-2's weights)")
-    if model and model.get("loaded") == "tokenizer":
-        return (f"executed by the site's build step with GPT-2's tokenizer `{MODEL_ID}@{short(model['revision'])}`, "
-                "its files verified")
-    if model:
-        return f"executed by the site's build step on GPT-2 `{MODEL_ID}@{short(model['revision'])}`, weights verified"
-    return "executed by the site's build step, which needs no model for them"
-
-

@@ -91,8 +91,7 @@ def prepare(directives: list[Directive], recorded: Recorded, page_url: str) -> P
         elif isinstance(directive, Listing):
             prepared.fences.append((directive, _fence(directive, recorded)))
             if isinstance(directive, Example):
-                name = directive.file.removesuffix(".py")
-                prepared.outputs.append((directive, render_output(recorded, name, page_url)))
+                prepared.outputs.append((directive, render_output(recorded, directive.name, page_url)))
         else:
             prepared.outputs.append((directive, _block_html(directive, recorded, page_url)))
     return prepared
@@ -127,7 +126,7 @@ def _block_html(directive: Figure | Provenance | Compatibility, recorded: Record
             raise PageError(str(error)) from None
     check_include(recorded.root, directive.file, None)
     alt = "".join(part if isinstance(part, str) else recorded.value(part.name) for part in directive.alt)
-    return render_figure(recorded, directive.file.removesuffix(".py"), alt, page_url)
+    return render_figure(recorded, directive.name, alt, page_url)
 
 
 class PageDirectives(Extension):

@@ -20,20 +20,17 @@ from typing import Any
 
 from pymdownx.snippets import SnippetPreprocessor
 
+from recorder import provenance, store
 from recorder.errors import RecorderError
 from recorder.inline_svg import UnsafeFigure, accessible_svg
-from recorder import store
-from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR, WEIGHTS_FILE, short
+from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
 from recorder.project import Project
-from recorder.provenance import record_details, source_href
 from recorder.repository import Repository
 from recorder.snippets import pins
 
 # The marker pattern pymdownx.snippets itself uses, so line numbers count what it includes.
 _SECTION_MARKER = SnippetPreprocessor.RE_SNIPPET_SECTION
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# The versions a reader needs to reproduce an output, in the order the provenance line names them.
-_PROVENANCE_VERSIONS = {"transformers": "transformers", "torch": "torch", "python": "Python"}
 
 
 class PageError(RecorderError):
@@ -104,19 +101,22 @@ def recorded(project: Project, repository: Repository | None = None,
                     parts={part.name: part.name for part in project.parts()})
 
 
+def _markers(path: Path) -> list[tuple[str, str] | None]:
+    """Per line of a snippet, ("start" or "end", section) if it is a marker pymdownx.snippets itself
+    recognises, so that the checks here and the include agree."""
+    matches = [_SECTION_MARKER.match(line) if "8<-" in line else None
+               for line in path.read_text(encoding="utf-8").splitlines()]
+    return [(match.group("type").lower(), match.group("name")) if match and not match.group("escape") else None
+            for match in matches]
+
+
 def check_include(root: Path, file: str, section: str | None) -> None:
     """Name the missing file or section here, with its fix, before pymdownx.snippets would."""
     path = root / SNIPPETS_DIR / file
     if not path.is_file():
         raise PageError(f"{SNIPPETS_DIR}/{file} does not exist. Fix the directive's file name.")
-    if section is None:
-        return
-    # The markers pymdownx.snippets itself recognises, so that this check and the include agree.
-    markers = {(marker.group("type").lower(), marker.group("name"))
-               for line in path.read_text(encoding="utf-8").splitlines()
-               if "8<-" in line and (marker := _SECTION_MARKER.match(line)) and not marker.group("escape")}
-    for edge in ("start", "end"):
-        if (edge, section) not in markers:
+    for edge in ("start", "end") if section is not None else ():
+        if (edge, section) not in _markers(path):
             raise PageError(
                 f"{SNIPPETS_DIR}/{file} has no `# --8<-- [{edge}:{section}]` marker. Mark the lines "
                 f"the page shows with [start:{section}] and [end:{section}], or fix the section name."
@@ -131,18 +131,16 @@ def highlighted_lines(root: Path, file: str, section: str | None, subsection: st
     """
     check_include(root, file, subsection)
     inside, in_subsection, shown, numbers = section is None, False, 0, []
-    for line in (root / SNIPPETS_DIR / file).read_text(encoding="utf-8").splitlines():
-        marker = _SECTION_MARKER.match(line) if "8<-" in line else None
-        if marker and not marker.group("escape"):
-            starts = marker.group("type").lower() == "start"
-            if marker.group("name") == section:
-                if not starts:
+    for marker in _markers(root / SNIPPETS_DIR / file):
+        if marker is not None:
+            edge, name = marker
+            if name == section:
+                if edge == "end":
                     break
                 inside = True
-            elif marker.group("name") == subsection:
-                in_subsection = starts
-            continue
-        if inside:
+            elif name == subsection:
+                in_subsection = edge == "start"
+        elif inside:
             shown += 1
             if in_subsection:
                 numbers.append(shown)
@@ -162,11 +160,15 @@ def code_block(file: str, section: str | None, highlighted: list[int]) -> list[s
     return [f'```python title="{SNIPPETS_DIR}/{file}"{options}', f'--8<-- "{include}"', "```"]
 
 
+def visible(text: str) -> str:
+    """`text` as HTML text, each control character but tab and newline shown as its `\\xNN` escape:
+    the page must show what a snippet printed, and a control character passed through shows nothing."""
+    return html.escape(_CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text))
+
+
 def render_output(recorded: Recorded, name: str, page_url: str) -> str:
-    text = recorded.output(name)
-    visible = _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text.rstrip("\n"))
-    output = (f'<div class="highlight"><span class="filename">Output</span>'
-              f"<pre><code>{html.escape(visible)}</code></pre></div>")
+    text = visible(recorded.output(name).rstrip("\n"))
+    output = f'<div class="highlight"><span class="filename">Output</span><pre><code>{text}</code></pre></div>'
     return _with_provenance(recorded, name, page_url, output, element="div", css_class="recorded-output")
 
 
@@ -181,46 +183,12 @@ def render_figure(recorded: Recorded, name: str, alt: str, page_url: str) -> str
 
 def _with_provenance(recorded: Recorded, name: str, page_url: str, body: str, *,
                      element: str, css_class: str) -> str:
-    """`body` in its block, after a warning if it is stale, over its provenance line, which opens onto its record."""
+    """`body` in its block, after a warning if it is stale, over its provenance line."""
     warning = ""
     if name in recorded.stale:
         warning = (f'<p class="recorded-output__stale"><strong>Stale output.</strong> '
                    f"{html.escape(recorded.stale[name])}</p>")
-    # The line's source link stays outside its <summary>: a link inside the control that opens
-    # the record would be a control nested in a control, which screen readers cannot reach.
-    entry = recorded.manifest[name]
-    line = (f"{record_details(origin_line(entry), entry)} · "
-            f"{source_link(name, page_url, recorded.repository)}")
+    line = provenance.line(recorded.manifest[name], name, page_url, recorded.repository)
     caption = "figcaption" if element == "figure" else "div"
     return (f'<{element} class="{css_class}" data-snippet="{html.escape(name)}">{warning}{body}'
             f'<{caption} class="provenance">{line}</{caption}></{element}>')
-
-
-def origin_line(entry: dict[str, Any]) -> str:
-    """The provenance line up to its source: who ran what, with which versions, when."""
-    day = html.escape(str(entry["recorded_at"])[:10])
-    date = f'<time datetime="{day}">{day}</time>'
-    model = entry.get("model")
-    gpt2 = f"GPT-2 <code>{MODEL_ID}@{short(model['revision'])}</code>" if model else "no model"
-    if entry["origin"] == "published":
-        origin = "<strong>Article author's recorded run</strong>"
-        versions = entry["published"]["reported_with"]
-        notes = [f"not re-run by the build, which cannot download GPT-2's weights; "
-                 f"its weight-independent lines were checked on {date}"]
-    else:
-        origin = f"<strong>Executed by the build step</strong> on {date}"
-        versions = entry.get("versions", {})
-        if model and model.get("loaded") == "tokenizer":
-            files = " and ".join(f"<code>{html.escape(name)}</code>" for name in model["files"])
-            gpt2 = f"GPT-2's tokenizer <code>{MODEL_ID}@{short(model['revision'])}</code>, {files} sha256 verified"
-        elif model:
-            gpt2 += f", weights sha256 <code>{model['files'][WEIGHTS_FILE][:12]}…</code> verified"
-        notes = []
-    named = [f"{label} {html.escape(str(versions[package]))}"
-             for package, label in _PROVENANCE_VERSIONS.items() if versions.get(package)]
-    return " · ".join([origin, gpt2, *named, *notes])
-
-
-def source_link(name: str, page_url: str, repository: Repository | None) -> str:
-    path = f"{SNIPPETS_DIR}/{name}.py"
-    return f'Source: <a href="{html.escape(source_href(name, page_url, repository))}">{path}</a>'

@@ -1,79 +1,127 @@
-"""The whole record behind a recorded output, as HTML, read from its manifest entry.
+"""An output's provenance, worded once: who produced it, on what of GPT-2, with which versions, when.
 
-Each output's one-line summary opens onto this record (`record_details`), and the
-Provenance page lists every output's record as a row of one table (`record_table`),
-grouped by part. Both show the same fields; the table, many records wide, shows each
-hash by its first characters, the whole of it one click away. Every value comes from
-`outputs/manifest.json`, which a hand edit can fill with anything, so every value is escaped.
+`Origin` reads a manifest entry once, and every view words it from there: the line under each
+output (`line`), which opens onto the whole record (`record_details`); the Provenance page's
+table (`record_table`), grouped by part; the companion notebook's introduction and `make diff`'s
+table, in Markdown. `source_link` is the one link from a page to a snippet's source. Every value
+comes from `outputs/manifest.json`, which a hand edit can fill with anything, so every value is
+escaped, and nothing is assumed to be there.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from mkdocs.utils import get_relative_url
 
-from recorder.pinned import SNIPPETS_DIR
+from recorder.pinned import SNIPPETS_DIR, WEIGHTS_FILE, short
 from recorder.repository import Repository
 
-# Display names of the versions' keys; any other key is shown as it is.
+NOT_RERUN = "not re-run by the build, which cannot download GPT-2's weights"
+# The versions a reader needs to reproduce an output, in the order its line names them; its record names all.
+_LINE_VERSIONS = ("transformers", "torch", "python")
 _PACKAGE_LABELS = {"python": "Python"}
-_NOT_APPLICABLE = "—"
 # How many characters of a hash the Provenance table shows before its disclosure opens onto the rest.
 SHORT_HASH = 12
-
-
-@dataclass(frozen=True)
-class Field:
-    label: str
-    value: str | None  # HTML; None where the field does not apply to this output
-
-
-def source_href(name: str, page_url: str, repository: Repository | None) -> str:
-    """Where `snippets/NAME.py` is: in the repository at the built commit, or else its copy in the site."""
-    path = f"{SNIPPETS_DIR}/{name}.py"
-    return repository.at_commit(path) if repository else get_relative_url(path, page_url)
-
-
 LABELS = ("Origin", "Snippet and its imports", "Recorded output", "Model", "Published run",
           "Library versions", "Recorded")
 
 
-def fields(entry: Mapping[str, Any], *, short_hashes: bool = False) -> list[Field]:
-    """Every field of one output's record: always LABELS, in that order.
+def _time(moment: Any) -> str:
+    text = html.escape(str(moment))
+    return f'<time datetime="{text}">{text}</time>'
 
-    With `short_hashes`, each hash shows its first SHORT_HASH characters and opens onto the whole.
+
+def _code(text: Any) -> str:
+    return f"<code>{html.escape(str(text))}</code>"
+
+
+def backticks(text: Any) -> str:
+    """A name or hash as Markdown code: how the notebook and `make diff` write what a page puts in <code>."""
+    return f"`{text}`"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Who produced an output, on what of GPT-2, with which versions, when: its manifest entry, read once."""
+
+    kind: str | None  # "published" (the article's run), "weights", "tokenizer", or None: no model
+    model: Mapping[str, Any]  # id, revision and files (name -> sha256); empty without a model
+    versions: Mapping[str, Any]  # what it ran with; for the published run, what the article reports
+    recorded_at: str
+
+    @classmethod
+    def of(cls, entry: Mapping[str, Any]) -> Origin:
+        model = entry.get("model") or {}
+        if entry.get("origin") == "published":
+            reported = (entry.get("published") or {}).get("reported_with")
+            return cls("published", model, reported or {}, str(entry.get("recorded_at")))
+        return cls(model.get("loaded", "weights") if model else None, model, entry.get("versions") or {},
+                   str(entry.get("recorded_at")))
+
+    @property
+    def who(self) -> str:
+        return "Article author's recorded run" if self.kind == "published" else "Executed by the build step"
+
+    def gpt2(self, code: Callable[[Any], str] = _code) -> str:
+        """What of GPT-2 it ran on, each name and hash written by `code`; only what the build checked is
+        said to be verified."""
+        if not self.model:
+            return "no model"
+        pinned = code(f"{self.model.get('id')}@{short(str(self.model.get('revision')))}")
+        files = self.model.get("files") or {}
+        if self.kind == "tokenizer":
+            return f"GPT-2's tokenizer {pinned}, {' and '.join(map(code, files))} sha256 verified"
+        if self.kind == "weights":
+            return f"GPT-2 {pinned}, weights sha256 {code(str(files.get(WEIGHTS_FILE))[:12] + '…')} verified"
+        return f"GPT-2 {pinned}"
+
+    def line(self, *, markdown: bool = False) -> str:
+        """The one-line summary: who · on what · versions. In Markdown, the notebook's, it leaves the
+        day out, so the notebook holds still when only that changes."""
+        text, code, day = (str, backticks, "") if markdown else (html.escape, _code, _time(self.recorded_at[:10]))
+        published = self.kind == "published"
+        who = self.who if markdown else f"<strong>{self.who}</strong>" + ("" if published else f" on {day}")
+        named = [f"{_PACKAGE_LABELS.get(package, package)} {text(str(self.versions[package]))}"
+                 for package in _LINE_VERSIONS if self.versions.get(package)]
+        checked = f"; its weight-independent lines were checked on {day}" if day else ""
+        return " · ".join([who, self.gpt2(code), *named, *([NOT_RERUN + checked] if published else [])])
+
+
+def source_link(name: str, page_url: str, repository: Repository | None, label: str | None = None) -> str:
+    """A link to `snippets/NAME.py`: in the repository at the built commit, or else to its copy in the site."""
+    path = f"{SNIPPETS_DIR}/{name}.py"
+    href = repository.at_commit(path) if repository else get_relative_url(path, page_url)
+    return f'<a href="{html.escape(href)}">{html.escape(label or path)}</a>'
+
+
+def line(entry: Mapping[str, Any], name: str, page_url: str, repository: Repository | None) -> str:
+    """The line under an output: its summary, which opens onto its whole record, then its source.
+
+    The link stays outside the <summary>: a link inside the control that opens the record
+    would be a control nested in a control, which screen readers cannot reach.
     """
-    published = entry.get("published")
-    hash_ = _short_hash if short_hashes else _hash
-    values = [
-        _origin(entry),
-        _hashes(entry.get("sources") or {}, hash_),
-        _hashes({entry.get("output", ""): entry.get("output_sha256", "")}, hash_),
-        _model(entry.get("model"), hash_),
-        _published(published, entry) if published else None,
-        _versions(entry.get("versions") or {}, checked=bool(published)),
-        _recorded(entry),
-    ]
-    return [Field(label, value) for label, value in zip(LABELS, values, strict=True)]
+    rows = "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in fields(entry) if value is not None)
+    return (f'<details class="provenance-record"><summary>{Origin.of(entry).line()}</summary>'
+            f'<dl class="provenance-record__fields">{rows}</dl></details> · '
+            f"Source: {source_link(name, page_url, repository)}")
 
 
-def record_details(summary: str, entry: Mapping[str, Any]) -> str:
-    """`summary` (HTML, with no link or other control in it) as a disclosure that opens onto the whole record."""
-    rows = "".join(f"<dt>{field.label}</dt><dd>{field.value}</dd>"
-                   for field in fields(entry) if field.value is not None)
-    return (f'<details class="provenance-record"><summary>{summary}</summary>'
-            f'<dl class="provenance-record__fields">{rows}</dl></details>')
+def by_part(names: Iterable[str], parts: Mapping[str, str]) -> list[tuple[str, list[str]]]:
+    """Snippet names under their part's title: in the order of `parts` (part -> title), then any part
+    it leaves out, under its folder's name."""
+    groups: dict[str, list[str]] = {part: [] for part in parts}
+    for name in names:
+        groups.setdefault(name.rpartition("/")[0], []).append(name)
+    return [(parts.get(part) or part or SNIPPETS_DIR, found) for part, found in groups.items() if found]
 
 
 def record_table(manifest: Mapping[str, Mapping[str, Any]], page_url: str,
                  repository: Repository | None, parts: Mapping[str, str]) -> str:
-    """Every output's record, one row each, linked to the snippet's source: grouped by part, each
-    group under a header row that names it as `parts` does (part -> title, in the order shown), and
-    by snippet name within it.
+    """Every output's record, one row each, linked to the snippet's source, grouped `by_part`, by name within.
 
     The page carries the scrolling container that MkDocs Material's script would otherwise
     build around a table without a class after load: moving this table into it made the
@@ -81,30 +129,38 @@ def record_table(manifest: Mapping[str, Mapping[str, Any]], page_url: str,
     docs/stylesheets/outputs.css gives the table the look Material gives such tables.
     """
     head = "".join(f'<th scope="col">{label}</th>' for label in ("Snippet", *LABELS))
-    groups: dict[str, list[str]] = {part: [] for part in parts}
-    for name in sorted(manifest):
-        groups.setdefault(name.rpartition("/")[0], []).append(name)
     bodies = []
-    for part, names in groups.items():
-        if not names:
-            continue
-        title = html.escape(parts.get(part) or part or SNIPPETS_DIR)
+    for title, names in by_part(sorted(manifest), parts):
         rows = [f'<tr class="provenance-table__part"><th scope="rowgroup" colspan="{1 + len(LABELS)}">'
-                f"{title}</th></tr>"]
+                f"{html.escape(title)}</th></tr>"]
         for name in names:
-            href = html.escape(source_href(name, page_url, repository))
-            cells = "".join(f"<td>{_NOT_APPLICABLE if field.value is None else field.value}</td>"
-                            for field in fields(manifest[name], short_hashes=True))
-            rows.append(f'<tr><th scope="row"><a href="{href}">{SNIPPETS_DIR}/{html.escape(name)}.py</a></th>'
-                        f"{cells}</tr>")
+            cells = "".join(f"<td>{'—' if value is None else value}</td>"
+                            for _, value in fields(manifest[name], short_hashes=True))
+            rows.append(f'<tr><th scope="row">{source_link(name, page_url, repository)}</th>{cells}</tr>')
         bodies.append(f"<tbody>{''.join(rows)}</tbody>")
     return (f'<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
             f'<table class="provenance-table"><thead><tr>{head}</tr></thead>'
             f"{''.join(bodies)}</table></div></div>")
 
 
-def _code(value: Any) -> str:
-    return f"<code>{html.escape(str(value))}</code>"
+def fields(entry: Mapping[str, Any], *, short_hashes: bool = False) -> list[tuple[str, str | None]]:
+    """Every field of one output's record as (label, HTML): always LABELS, in that order, None where
+    a field does not apply. With `short_hashes`, each hash shows its first SHORT_HASH characters and
+    opens onto the whole."""
+    origin, published = Origin.of(entry), entry.get("published")
+    hash_ = _short_hash if short_hashes else _hash
+    versions = _listed(entry.get("versions") or {}) or "none recorded"
+    recorded = _time(entry.get("recorded_at"))
+    values = [
+        f"{origin.who}, {NOT_RERUN}" if origin.kind == "published" else origin.who,
+        _hashes(entry.get("sources") or {}, hash_),
+        _hashes({entry.get("output", ""): entry.get("output_sha256", "")}, hash_),
+        _model(origin, hash_),
+        _published(published, recorded) if published else None,
+        f"Of the check against stand-ins: {versions}" if published else versions,
+        recorded if origin.kind == "published" else f"{recorded}, in {html.escape(str(entry.get('seconds')))} s",
+    ]
+    return list(zip(LABELS, values, strict=True))
 
 
 def _hash(digest: Any) -> str:
@@ -121,56 +177,32 @@ def _short_hash(digest: Any) -> str:
             f"</summary>{_hash(text)}</details>")
 
 
-def _hashes(files: Mapping[str, Any], hash_: Callable[[Any], str] = _hash) -> str:
+def _hashes(files: Mapping[str, Any], hash_: Callable[[Any], str]) -> str:
     items = "".join(f"<li>{_code(path)} sha256 {hash_(digest)}</li>" for path, digest in files.items())
     return f'<ul class="provenance-files">{items}</ul>'
 
 
-def _origin(entry: Mapping[str, Any]) -> str:
-    if entry.get("origin") == "published":
-        return "Article author's recorded run, not re-run by the build"
-    return "Executed by the build step"
+def _model(origin: Origin, hash_: Callable[[Any], str]) -> str:
+    if not origin.model:
+        return origin.gpt2()
+    described = f"{_code(origin.model.get('id'))} at revision {hash_(origin.model.get('revision'))}"
+    files = origin.model.get("files")
+    if origin.kind == "published" or not files:
+        return f"{described}, not loaded by the build"
+    only = "its tokenizer only (no weights), " if origin.kind == "tokenizer" else ""
+    return f"{described}, {only}loaded from these files: {_hashes(files, hash_)}"
 
 
-def _model(model: Mapping[str, Any] | None, hash_: Callable[[Any], str] = _hash) -> str:
-    if not model:
-        return "None"
-    described = f"{_code(model.get('id'))} at revision {hash_(model.get('revision'))}"
-    files = model.get("files")
-    if not files:
-        return described + ", not loaded by the build"
-    if model.get("loaded") == "tokenizer":
-        return f"{described}, its tokenizer only (no weights), loaded from these files: {_hashes(files, hash_)}"
-    return f"{described}, loaded from these files: {_hashes(files, hash_)}"
-
-
-def _published(published: Mapping[str, Any], entry: Mapping[str, Any]) -> str:
+def _published(published: Mapping[str, Any], checked: str) -> str:
     reported = _listed(published.get("reported_with") or {})
     return (
-        f"Reported with {reported}. Checked on {_time(entry.get('recorded_at'))} against stand-in checkpoints "
+        f"Reported with {reported}. Checked on {checked} against stand-in checkpoints "
         f"with GPT-2's tokenizer: {html.escape(str(published.get('exact_lines')))} line(s) that do not depend "
         f"on weight values printed exactly, {html.escape(str(published.get('weight_dependent_lines')))} "
         "weight-dependent line(s) printed in the same form"
     )
 
 
-def _versions(versions: Mapping[str, Any], *, checked: bool) -> str:
-    listed = _listed(versions) if versions else "none recorded"
-    return f"Of the check against stand-ins: {listed}" if checked else listed
-
-
 def _listed(versions: Mapping[str, Any]) -> str:
     return ", ".join(f"{html.escape(_PACKAGE_LABELS.get(package, package))} {_code(version)}"
                      for package, version in versions.items())
-
-
-def _recorded(entry: Mapping[str, Any]) -> str:
-    when = _time(entry.get("recorded_at"))
-    if entry.get("origin") == "published":
-        return when
-    return f"{when}, in {html.escape(str(entry.get('seconds')))} s"
-
-
-def _time(moment: Any) -> str:
-    text = html.escape(str(moment))
-    return f'<time datetime="{text}">{text}</time>'

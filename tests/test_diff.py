@@ -14,7 +14,7 @@ import pytest
 from recorder import store
 from recorder.__main__ import main
 from recorder.diff import DiffError, Outputs, render, report
-from recorder.pinned import REVISION, WEIGHTS_SHA256
+from recorder.pinned import REVISION, WEIGHTS_SHA256, short
 
 # Snippets are named "<part>/<stem>", their outputs are outputs/<part>/<stem>.txt.
 GREETING_NAME, FIGURE_NAME = "part-one/greeting", "part-two/figure"
@@ -90,7 +90,8 @@ def test_a_changed_output_shows_its_text_diff_and_what_changed_in_its_provenance
     assert "### `part-one/greeting`: changed" in markdown
     assert ("```diff\n--- HEAD:outputs/part-one/greeting.txt\n+++ outputs/part-one/greeting.txt\n"
             "@@ -1,2 +1,2 @@\n hello\n-world\n+there\n```") in markdown
-    assert "| origin | `published` | `executed` |" in markdown
+    assert (f"| origin | Article author's recorded run · GPT-2 `gpt2@{short()}` | Executed by the build step · "
+            f"GPT-2 `gpt2@{short()}`, weights sha256 `{WEIGHTS_SHA256[:12]}…` verified |") in markdown
     assert f"| sha256 of model.safetensors | — | `{WEIGHTS_SHA256}` |" in markdown
     assert "recorded_at" not in markdown and "`part-two/figure`" not in markdown
 
@@ -141,10 +142,10 @@ def test_added_and_removed_outputs_are_reported_by_name_in_order(repo: Path) -> 
     assert markdown.startswith("## 2 recorded outputs changed since `HEAD`\n")
     assert ("### `part-three/farewell`: added\n\n```diff\n--- /dev/null\n+++ outputs/part-three/farewell.txt\n"
             "@@ -0,0 +1 @@\n+bye\n```") in markdown
-    assert "| origin | — | `executed` |" in markdown
+    assert "| origin | — | Executed by the build step · no model |" in markdown
     assert ("### `part-one/greeting`: removed\n\n```diff\n--- HEAD:outputs/part-one/greeting.txt\n+++ /dev/null\n"
             "@@ -1,2 +0,0 @@\n-hello\n-world\n```") in markdown
-    assert "| origin | `published` | — |" in markdown
+    assert f"| origin | Article author's recorded run · GPT-2 `gpt2@{short()}` | — |" in markdown
     assert markdown.index("`part-one/greeting`") < markdown.index("`part-three/farewell`")
 
 

@@ -130,8 +130,8 @@ def test_introduction_names_where_each_output_comes_from(part: Part) -> None:
             model = entry["model"]
             kind = "published" if entry["origin"] == "published" else (model or {}).get("loaded") if model else None
             loaded.add(kind)
-    phrases = {"published": "published run of GPT-2", "weights": "weights verified",
-               "tokenizer": "with GPT-2's tokenizer", None: "needs no model"}
+    phrases = {"published": "Article author's recorded run", "weights": "weights sha256",
+               "tokenizer": "GPT-2's tokenizer", None: "no model"}
     for kind, phrase in phrases.items():
         assert (phrase in intro) == (kind in loaded), f"{part.notebook}: {phrase!r} {'missing' if kind in loaded else 'claimed'}"
 

@@ -18,9 +18,10 @@ from recorder import store
 from recorder.directives import parse
 from recorder.inline_svg import SVG_NAMESPACE
 from recorder.page_markdown import prepare
-from recorder.pages import PageError, Recorded, highlighted_lines, origin_line, recorded, render_output
+from recorder.pages import PageError, Recorded, highlighted_lines, recorded, render_output
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256, short
 from recorder.project import Part, Project
+from recorder.provenance import Origin
 from recorder.repository import Repository
 from recorder.snippets import pins
 from support import ROOT, converted, page_recorded, with_values
@@ -259,7 +260,7 @@ EXECUTED = {"origin": "executed", "recorded_at": "2027-01-02T03:04:05+00:00",
 def test_provenance_of_an_output_executed_on_gpt2_names_the_verified_weights() -> None:
     entry = {**EXECUTED, "model": {"id": MODEL_ID, "revision": REVISION, "loaded": "weights",
                                    "files": {"model.safetensors": WEIGHTS_SHA256}}}
-    line = origin_line(entry)
+    line = Origin.of(entry).line()
     assert line.startswith("<strong>Executed by the build step</strong> on <time datetime=\"2027-01-02\">")
     assert f"GPT-2 <code>{MODEL_ID}@{short()}</code>, weights sha256 <code>{WEIGHTS_SHA256[:12]}…</code> verified" in line
     assert "transformers 5.17.0 · torch 2.13.0+cpu · Python 3.11.7" in line
@@ -269,7 +270,7 @@ def test_provenance_of_an_output_executed_on_gpt2_names_the_verified_weights() -
 def test_provenance_of_a_tokenizer_only_output_says_its_files_were_verified_not_weights() -> None:
     files = {"vocab.json": "1" * 64, "merges.txt": "2" * 64}
     entry = {**EXECUTED, "model": {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}}
-    line = origin_line(entry)
+    line = Origin.of(entry).line()
     assert (f"GPT-2's tokenizer <code>{MODEL_ID}@{short()}</code>, <code>vocab.json</code> and "
             "<code>merges.txt</code> sha256 verified") in line
     assert "weights" not in line

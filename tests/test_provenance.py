@@ -13,10 +13,10 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 
 from recorder import store
-from recorder.pages import Recorded, origin_line, recorded, render_output
+from recorder.pages import Recorded, recorded, render_output
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256
 from recorder.project import Project
-from recorder.provenance import LABELS, SHORT_HASH, record_details
+from recorder.provenance import LABELS, NOT_RERUN, SHORT_HASH, Origin, line
 from support import ROOT, converted, page_recorded
 
 MANIFEST = store.read_manifest(ROOT)
@@ -44,7 +44,7 @@ LONG_HASH = re.compile(r"[0-9a-f]{40,}")
 
 
 def record(entry: dict[str, Any]) -> BeautifulSoup:
-    return BeautifulSoup(record_details(origin_line(entry), entry), "html.parser")
+    return BeautifulSoup(line(entry, "part/snippet", "part/", None), "html.parser").details
 
 
 def fields(details: BeautifulSoup | Tag) -> dict[str, str]:
@@ -79,10 +79,10 @@ def test_the_provenance_line_opens_onto_every_value_of_its_record(name: str) -> 
     line = block.select_one(".provenance")
     assert line is not None
     summary = line.select_one("details.provenance-record > summary")
-    assert summary is not None and summary.decode_contents() == origin_line(entry)
+    assert summary is not None and summary.decode_contents() == Origin.of(entry).line()
     assert summary.find(["a", "button", "input"]) is None, "no control inside the control that opens the record"
     text = line.select_one("details > dl").extract().get_text(" ")
-    closed = BeautifulSoup(origin_line(entry), "html.parser").get_text() + f" · Source: snippets/{name}.py"
+    closed = BeautifulSoup(Origin.of(entry).line(), "html.parser").get_text() + f" · Source: snippets/{name}.py"
     assert line.get_text() == closed, "closed, it reads as the one-line summary"
     missing = [value for value in every_value(entry) if value not in text]
     assert not missing, f"{name}: the record does not show {missing}"
@@ -92,6 +92,7 @@ def test_a_published_output_says_what_it_was_reported_with_and_how_it_was_checke
     entry = next(entry for entry in MANIFEST.values() if entry["origin"] == "published")
     shown = fields(record(entry))
     assert set(shown) == set(LABELS)
+    assert shown["Origin"] == f"Article author's recorded run, {NOT_RERUN}"
     published = entry["published"]
     assert f"transformers {published['reported_with']['transformers']}" in shown["Published run"]
     assert f"{published['exact_lines']} line(s) that do not depend on weight values" in shown["Published run"]
