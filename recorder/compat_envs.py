@@ -1,8 +1,9 @@
 """One virtual environment per transformers release for `make compat`, made with uv and reused.
 
 Each holds what a reader installs to run the snippets: the packages they import, pinned as in
-requirements.txt, except transformers at the release under test (uv picks the tokenizers,
-huggingface_hub and safetensors that release asks for). All of them share one uv cache in
+requirements.txt, except transformers at the release under test and the libraries it depends on
+(uv picks the tokenizers, huggingface_hub and safetensors that release asks for, even for a snippet
+that imports one of them itself: transformers 4.x asks for a huggingface_hub older than 1.0). All of them share one uv cache in
 .compat/, so a package is downloaded once. A file written after the install says what was asked
 for: an environment is reused while it matches, and made anew when it does not or when its install
 was interrupted.
@@ -25,6 +26,8 @@ from recorder.compat_table import CompatError
 from recorder.snippets import REQUIREMENTS, pins
 
 MODEL_LIBRARY = "transformers"
+# Libraries whose version each transformers release chooses: installed unpinned beside it.
+RELEASE_CHOOSES = frozenset({"tokenizers", "huggingface-hub", "safetensors"})
 
 ENVS_DIR = ".compat"  # git-ignored
 MARKER = "compat-installed.json"
@@ -38,7 +41,8 @@ def pinned_release(root: Path) -> str:
 
 
 def requirements(root: Path, modules: Iterable[str], release: str) -> list[str]:
-    """What to install for snippets importing `modules`: their pins, with transformers at `release`."""
+    """What to install for snippets importing `modules`: their pins, with transformers at `release` and
+    the libraries it depends on (RELEASE_CHOOSES) at whichever version that release asks for."""
     pinned, wanted = pins(root), set()
     for module in sorted(set(modules) - sys.stdlib_module_names):
         # Most packages are named like their module; the map of every installed package is slow.
@@ -47,7 +51,11 @@ def requirements(root: Path, modules: Iterable[str], release: str) -> list[str]:
         if not found:
             raise CompatError(f"a snippet imports `{module}`, which {REQUIREMENTS} does not pin. "
                               "Pin the package that provides it there as NAME==VERSION.")
-        wanted.add(f"{MODEL_LIBRARY}=={release}" if module == MODEL_LIBRARY else found[0])
+        name = found[0].partition("==")[0]
+        if module == MODEL_LIBRARY:
+            wanted.add(f"{MODEL_LIBRARY}=={release}")
+        else:
+            wanted.add(name if canonicalize_name(name) in RELEASE_CHOOSES else found[0])
     return sorted(wanted, key=str.lower)
 
 

@@ -324,10 +324,15 @@ def test_recorder_check_mentions_a_stale_table_without_failing(project: Path,
 
 
 def test_requirements_pin_what_the_snippets_import_with_the_release_under_test(tmp_path: Path) -> None:
-    (tmp_path / "requirements.txt").write_text("torch==2.13.0  # CPU\nPyYAML==6.0.4\ntransformers==5.17.0\n")
+    (tmp_path / "requirements.txt").write_text("torch==2.13.0  # CPU\nPyYAML==6.0.4\ntransformers==5.17.0\n"
+                                               "huggingface_hub==1.33.0\n")
     assert compat_envs.pinned_release(tmp_path) == "5.17.0"
     wanted = compat_envs.requirements(tmp_path, {"torch", "transformers", "yaml", "xml", "collections"}, "4.57.6")
     assert wanted == ["PyYAML==6.0.4", "torch==2.13.0", "transformers==4.57.6"]
+    # A library transformers depends on is at the version the release asks for, even when a snippet
+    # imports it itself: transformers 4.57.6 cannot install beside huggingface_hub 1.33.0.
+    wanted = compat_envs.requirements(tmp_path, {"transformers", "huggingface_hub"}, "4.57.6")
+    assert wanted == ["huggingface_hub", "transformers==4.57.6"]
     with pytest.raises(compat_table.CompatError, match="imports `einops`, which requirements.txt does not pin"):
         compat_envs.requirements(tmp_path, {"einops"}, "4.57.6")
 
