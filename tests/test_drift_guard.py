@@ -26,12 +26,11 @@ def examples(part: Part) -> list[Snippet]:
     return [snippet for name, snippet in SNIPPETS.items() if snippet.part == part.name and name in MANIFEST]
 
 
-def shared(part: Part) -> str:
-    """A module of the part's folder that its snippets import, as a path under snippets/."""
+def shared(part: Part) -> str | None:
+    """A module of the part's folder that its snippets import, as a path under snippets/, if any."""
     imported = sorted({path.relative_to(ROOT / "snippets").as_posix() for snippet in examples(part)
                        for path in snippet.sources[1:] if path.parent.name == part.name})
-    assert imported, f"no snippet of {part.name} imports a module of its folder"
-    return imported[0]
+    return imported[0] if imported else None
 
 
 def appended(path: Path, text: str) -> tuple[Path, str, str]:
@@ -50,10 +49,6 @@ def drifts(project: Path, part: Part) -> dict[str, tuple[tuple[Path, str, str], 
         "a changed snippet": (
             appended(project / "snippets" / snippet.file, "\n# edited\n"),
             [f"snippets/{snippet.file}", "changed since its output was recorded", "make record"],
-        ),
-        "a changed shared module": (
-            appended(project / "snippets" / module, "\n# edited\n"),
-            [f"snippets/{module} changed since its output was recorded", "make record"],
         ),
         "a hand-edited output": (
             appended(project / "outputs" / f"{snippet.name}.txt", "edited\n"),
@@ -75,10 +70,6 @@ def drifts(project: Path, part: Part) -> dict[str, tuple[tuple[Path, str, str], 
             appended(page, "\n{{ chart lookup.svg }}\n"),
             [f"docs/{part.page}", "unknown directive", "Use code, example, figure, provenance, compatibility or value"],
         ),
-        "an example without a recorded output": (
-            appended(page, f"\n{{{{ example {module.split('/')[1]} }}}}\n"),
-            [f"snippets/{module} has no recorded output", "make record"],
-        ),
         "a page including a missing file": (
             appended(page, "\n{{ code row_lookups.py:lookup }}\n"),
             [f"docs/{part.page}", f"snippets/{part.name}/row_lookups.py does not exist", "Fix the directive's file name"],
@@ -89,6 +80,15 @@ def drifts(project: Path, part: Part) -> dict[str, tuple[tuple[Path, str, str], 
              "or fix the section name"],
         ),
     }
+    if module is not None:  # a part whose snippets share setup
+        cases["a changed shared module"] = (
+            appended(project / "snippets" / module, "\n# edited\n"),
+            [f"snippets/{module} changed since its output was recorded", "make record"],
+        )
+        cases["an example without a recorded output"] = (
+            appended(page, f"\n{{{{ example {module.split('/')[1]} }}}}\n"),
+            [f"snippets/{module} has no recorded output", "make record"],
+        )
     elsewhere = sorted(name for other in PARTS if other != part for name in declared(other))
     borrowed = next((name for name in elsewhere if name not in declared(part) and not name.startswith("pinned_")), None)
     if borrowed:  # values are scoped to their page: another page's is unknown here
@@ -104,6 +104,7 @@ def test_each_drift_fails_with_its_own_message_and_passes_once_restored(built_si
     # `built_site` is the unmodified project, built: the copy builds before any drift.
     cases = {(case, part.name): found for part in PARTS for case, found in drifts(project, part).items()}
     assert any(case == "a value another page declares" for case, _ in cases) or len(PARTS) < 2
+    assert any(case == "a changed shared module" for case, _ in cases), "no part shares setup among its snippets"
     messages = {}
     for case, ((path, original, changed), expected) in cases.items():
         path.write_text(changed, encoding="utf-8")

@@ -70,11 +70,16 @@ def test_snippets_load_the_pinned_revision_by_name(path: str) -> None:
     for call in calls:
         assert call.args[0].value == MODEL_ID
         assert "revision" in [keyword.arg for keyword in call.keywords]
-    revisions = [node.value.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
-                 and isinstance(node.value, ast.Constant) and getattr(node.targets[0], "id", "") == "REVISION"]
-    imported = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                and any(alias.name == "REVISION" for alias in node.names)]
-    assert revisions == [REVISION] or imported
+    named = {node.targets[0].id: node.value.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+             and isinstance(node.value, ast.Constant) and isinstance(node.targets[0], ast.Name)}
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+    for call in calls:
+        revision = next(keyword.value for keyword in call.keywords if keyword.arg == "revision")
+        if isinstance(revision, ast.Constant):
+            assert revision.value == REVISION
+        else:  # a name: set here to the pinned revision, or imported from the part's pin
+            assert isinstance(revision, ast.Name)
+            assert named.get(revision.id) == REVISION or revision.id in imported
 
 
 def test_parameter_count_uses_the_recorded_table_shape() -> None:
