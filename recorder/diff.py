@@ -39,12 +39,6 @@ class Outputs:
     texts: dict[str, str]
 
 
-@dataclass(frozen=True)
-class Base:
-    ref: str  # what git reads the outputs from
-    label: str  # how the report names it, in Markdown
-
-
 def in_tree(root: Path) -> Outputs:
     """The outputs as they are in the working tree."""
     entries = store.read_manifest(root)
@@ -68,28 +62,30 @@ def at_ref(root: Path, ref: str) -> Outputs:
     return Outputs(entries, texts)
 
 
-def resolve(root: Path, ref: str | None) -> Base:
-    """`ref` checked to be a commit; by default the merge base with origin/main, else HEAD."""
+def resolve(root: Path, ref: str | None) -> tuple[str, str]:
+    """The commit to compare with, and how the report names it in Markdown: `ref`, checked to be a
+    commit; by default the merge base with origin/main, else HEAD."""
     _check_repository(root)
     if ref is not None:
-        return Base(_verified(root, ref, fix="Pass a branch, tag or commit that exists (`git fetch` a "
-                                           "remote one first), e.g. `make diff BASE=HEAD~1`."), f"`{ref}`")
+        _verified(root, ref, fix="Pass a branch, tag or commit that exists (`git fetch` a remote one first), "
+                                 "e.g. `make diff BASE=HEAD~1`.")
+        return ref, f"`{ref}`"
     if _git(root, "rev-parse", "--verify", "--quiet", f"{UPSTREAM}^{{commit}}").returncode != 0:
         _verified(root, "HEAD", fix="Commit something first, or pass a ref: `make diff BASE=REF`.")
-        return Base("HEAD", "`HEAD`")
+        return "HEAD", "`HEAD`"
     merge_base = _git(root, "merge-base", UPSTREAM, "HEAD")
     if merge_base.returncode != 0:
         raise DiffError(f"HEAD and {UPSTREAM} in {root} have no commit in common. "
                         "Pass the ref to compare with: `make diff BASE=REF`.")
     # The shortest unambiguous name reads better in the diff's headers.
     commit = _git(root, "rev-parse", "--short", merge_base.stdout.decode().strip()).stdout.decode().strip()
-    return Base(commit, f"the merge base with `{UPSTREAM}` (`{commit}`)")
+    return commit, f"the merge base with `{UPSTREAM}` (`{commit}`)"
 
 
 def report(root: Path, ref: str | None = None) -> str:
     """The Markdown of `python -m recorder diff`: the working tree against `ref`."""
-    base = resolve(root, ref)
-    return render(at_ref(root, base.ref), in_tree(root), base.label, before_name=base.ref)
+    base, label = resolve(root, ref)
+    return render(at_ref(root, base), in_tree(root), label, before_name=base)
 
 
 def render(before: Outputs, after: Outputs, label: str, *, before_name: str = "before") -> str:
@@ -123,9 +119,7 @@ def _is_figure(text: str | None) -> bool:
 
 
 def _title(text: str | None) -> str:
-    if text is None:
-        return "none"
-    found = _TITLE.search(text)
+    found = _TITLE.search(text or "")
     return f"“{html.unescape(found.group(1)).strip()}”" if found else "a figure without a <title>"
 
 
@@ -139,14 +133,10 @@ def _figure_change(old: str | None, new: str | None) -> str:
     return f"Figure changed: was {_title(old)}, now {_title(new)}."
 
 
-def _lines(text: str | None) -> list[str]:
-    return _LINES.findall(text or "")
-
-
 def _unified(old: str | None, new: str | None, old_name: str, new_name: str) -> str:
     """A unified diff that, like git's, marks a last line without a newline."""
-    lines = difflib.unified_diff(_lines(old), _lines(new), "/dev/null" if old is None else old_name,
-                                 "/dev/null" if new is None else new_name)
+    lines = difflib.unified_diff(_LINES.findall(old or ""), _LINES.findall(new or ""),
+                                 "/dev/null" if old is None else old_name, "/dev/null" if new is None else new_name)
     return "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines)
 
 
@@ -197,11 +187,9 @@ def _check_repository(root: Path) -> None:
                         "of the project.")
 
 
-def _verified(root: Path, ref: str, *, fix: str) -> str:
-    found = _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
-    if found.returncode != 0:
+def _verified(root: Path, ref: str, *, fix: str) -> None:
+    if _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode != 0:
         raise DiffError(f"`{ref}` is not a commit of the git repository at {root}. {fix}")
-    return ref
 
 
 def _git_file(root: Path, ref: str, path: str) -> bytes | None:

@@ -37,19 +37,14 @@ from recorder.snippets import REQUIREMENTS
 
 
 def load(root: Path, manifest: dict[str, dict[str, Any]] | None = None) -> tuple[Project, Recorded]:
-    """The project and its recorded outputs, as the build reads them.
-
-    A record run passes the manifest's entries it has read already.
-    """
+    """The project and its recorded outputs, as the build reads them (a record run passes its manifest)."""
     project = Project.load(root)
     return project, recorded(project, manifest=manifest)
 
 
 def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
-    """The notebook of `part`, as the bytes `make record` writes once nbformat's schema has checked them.
-
-    The build only compares these bytes with the committed ones, written valid.
-    """
+    """The notebook of `part`: the bytes `make record` writes, once `update` found them valid, and
+    that the build compares with the committed ones."""
     markdown = get_data((project.docs_dir / part.page).read_text(encoding="utf-8"))[0]
     # Each code or example block, in page order: what the notebook shows.
     blocks = [directive for directive in parse(markdown, part.page) if isinstance(directive, Listing)]
@@ -64,9 +59,8 @@ def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
         _cell("code", "\n".join(sorted(imports, key=_module_of)), "imports"),
     ]
     for number, block in enumerate(blocks, 1):
-        shown = []
-        if isinstance(block, Example):
-            shown = [{"output_type": "stream", "name": "stdout", "text": outputs[block.name]}]
+        shown = ([{"output_type": "stream", "name": "stdout", "text": outputs[block.name]}]
+                 if isinstance(block, Example) else [])
         cell_id = f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}"[:64]
         cells.append(_cell("code", section(block), cell_id.replace("_", "-"), shown))
     metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},

@@ -22,7 +22,6 @@ own, not in a raw HTML block.
 
 from __future__ import annotations
 
-import html
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -33,14 +32,13 @@ from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
-from markdown.util import ETX, STX
 
 from recorder import compat_page
 from recorder.compat_table import CompatError
 from recorder.directives import (Block, Compatibility, Directive, Example, Figure, Provenance, Listing,
                                  Value)
 from recorder.pages import (PageError, Recorded, check_include, code_block, highlighted_lines, render_figure,
-                            render_output)
+                            render_output, visible)
 from recorder.provenance import record_table
 
 # Registry priorities: before pymdownx.snippets (32) fills in includes; before inline processing (20).
@@ -86,7 +84,7 @@ def prepare(directives: list[Directive], recorded: Recorded, page_url: str) -> P
     prepared = PreparedPage()
     for directive in directives:
         if isinstance(directive, Value):
-            prepared.values[directive.text] = _text(recorded.value(directive.name))
+            prepared.values[directive.text] = visible(recorded.value(directive.name))
             prepared.quoted[directive.text] += 1
         elif isinstance(directive, Listing):
             prepared.fences.append((directive, _fence(directive, recorded)))
@@ -95,12 +93,6 @@ def prepare(directives: list[Directive], recorded: Recorded, page_url: str) -> P
         else:
             prepared.outputs.append((directive, _block_html(directive, recorded, page_url)))
     return prepared
-
-
-def _text(value: str) -> str:
-    """`value` as literal HTML text. STX and ETX delimit Markdown's placeholders: dropped, as
-    Markdown drops them from the page itself, so a value cannot name stashed HTML."""
-    return html.escape(value.replace(STX, "").replace(ETX, ""), quote=False)
 
 
 def _fence(directive: Listing, recorded: Recorded) -> list[str]:
@@ -148,17 +140,17 @@ class PageDirectives(Extension):
         page, self._next = self._next, None
         if page is None:
             return  # a page without directives: nothing to render
-        md.preprocessors.register(_Fences(md, page), "recorded_fences", _FENCES_PRIORITY)
-        md.treeprocessors.register(_Outputs(md, page), "recorded_outputs", _OUTPUTS_PRIORITY)
-        md.inlinePatterns.register(_Values(md, page), "recorded_values", _VALUES_PRIORITY)
+        fences, outputs, values = _Fences(md), _Outputs(md), _Values(r"\{\{[^{}\n]*\}\}", md)
+        fences.page = outputs.page = values.page = page
+        md.preprocessors.register(fences, "recorded_fences", _FENCES_PRIORITY)
+        md.treeprocessors.register(outputs, "recorded_outputs", _OUTPUTS_PRIORITY)
+        md.inlinePatterns.register(values, "recorded_values", _VALUES_PRIORITY)
 
 
 class _Fences(Preprocessor):
     """Each code and example directive's line becomes its fenced block, which pymdownx.snippets fills in."""
 
-    def __init__(self, md: Markdown, page: PreparedPage) -> None:
-        super().__init__(md)
-        self.page = page
+    page: PreparedPage
 
     def run(self, lines: list[str]) -> list[str]:
         # From the last, so that the lines before each directive keep their numbers.
@@ -175,9 +167,7 @@ class _Outputs(Treeprocessor):
     A directive in a raw HTML block, or sharing its paragraph, is found by no paragraph, which `check` reports.
     """
 
-    def __init__(self, md: Markdown, page: PreparedPage) -> None:
-        super().__init__(md)
-        self.page = page
+    page: PreparedPage
 
     def run(self, root: Element) -> None:
         waiting = list(self.page.outputs)
@@ -193,9 +183,7 @@ class _Outputs(Treeprocessor):
 class _Values(InlineProcessor):
     """Each value the page quotes becomes the placeholder of its stashed text; code spans were taken before."""
 
-    def __init__(self, md: Markdown, page: PreparedPage) -> None:
-        super().__init__(r"\{\{[^{}\n]*\}\}", md)
-        self.page = page
+    page: PreparedPage
 
     def handleMatch(self, m: re.Match[str], data: str) -> tuple[str | None, int | None, int | None]:
         text = self.page.values.get(m.group(0))

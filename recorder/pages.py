@@ -1,12 +1,8 @@
 """What the page directives show: snippet includes, and recorded outputs as HTML.
 
-`Recorded` is what pages may read (the manifest, the output texts, named values).
-`check_include` and `highlighted_lines` read snippet sections the way
-pymdownx.snippets includes them; `render_output` and `render_figure` give an
-output or a figure its HTML, over its provenance line. That HTML never passes
-through Markdown (recorder/page_markdown.py stashes it), so an output holding
-`<script>`, Markdown or `--8<--` stays literal text. A figure is inlined only
-after `inline_svg` allowed each of its elements.
+`Recorded` is what a page may read. `check_include` and `highlighted_lines` read snippet sections
+the way pymdownx.snippets includes them; `render_output` and `render_figure` give an output or a
+figure (inlined once `inline_svg` allowed each of its elements) its HTML, over its provenance line.
 """
 
 from __future__ import annotations
@@ -66,7 +62,7 @@ class Recorded:
         return replace(self, part=part, values=values)
 
     def output(self, name: str) -> str:
-        path = self.root / OUTPUTS_DIR / f"{name}.txt"
+        path = store.output_path(self.root, name)
         if name not in self.manifest or not path.exists():
             raise PageError(f"{SNIPPETS_DIR}/{name}.py has no recorded output. Run `make record`.")
         # Recorded outputs are valid UTF-8; one edited by hand may not be, and the
@@ -161,15 +157,16 @@ def code_block(file: str, section: str | None, highlighted: list[int]) -> list[s
 
 
 def visible(text: str) -> str:
-    """`text` as HTML text, each control character but tab and newline shown as its `\\xNN` escape:
-    the page must show what a snippet printed, and a control character passed through shows nothing."""
+    """`text` as HTML text, each control character but tab and newline shown as its `\\xNN` escape: a page
+    shows what a snippet printed, and Markdown's placeholders are delimited by STX and ETX, which a value
+    holding them could use to name stashed HTML."""
     return html.escape(_CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text))
 
 
 def render_output(recorded: Recorded, name: str, page_url: str) -> str:
     text = visible(recorded.output(name).rstrip("\n"))
     output = f'<div class="highlight"><span class="filename">Output</span><pre><code>{text}</code></pre></div>'
-    return _with_provenance(recorded, name, page_url, output, element="div", css_class="recorded-output")
+    return _block(recorded, name, page_url, output)
 
 
 def render_figure(recorded: Recorded, name: str, alt: str, page_url: str) -> str:
@@ -178,17 +175,16 @@ def render_figure(recorded: Recorded, name: str, alt: str, page_url: str) -> str
                              output=f"{OUTPUTS_DIR}/{name}.txt", source=f"{SNIPPETS_DIR}/{name}.py")
     except UnsafeFigure as error:
         raise PageError(str(error)) from None
-    return _with_provenance(recorded, name, page_url, svg, element="figure", css_class="recorded-figure")
+    return _block(recorded, name, page_url, svg, figure=True)
 
 
-def _with_provenance(recorded: Recorded, name: str, page_url: str, body: str, *,
-                     element: str, css_class: str) -> str:
+def _block(recorded: Recorded, name: str, page_url: str, body: str, *, figure: bool = False) -> str:
     """`body` in its block, after a warning if it is stale, over its provenance line."""
+    element, caption, kind = ("figure", "figcaption", "figure") if figure else ("div", "div", "output")
     warning = ""
     if name in recorded.stale:
         warning = (f'<p class="recorded-output__stale"><strong>Stale output.</strong> '
                    f"{html.escape(recorded.stale[name])}</p>")
-    line = provenance.line(recorded.manifest[name], name, page_url, recorded.repository)
-    caption = "figcaption" if element == "figure" else "div"
-    return (f'<{element} class="{css_class}" data-snippet="{html.escape(name)}">{warning}{body}'
+    line = provenance.caption(recorded.manifest[name], name, page_url, recorded.repository)
+    return (f'<{element} class="recorded-{kind}" data-snippet="{html.escape(name)}">{warning}{body}'
             f'<{caption} class="provenance">{line}</{caption}></{element}>')

@@ -1,11 +1,10 @@
 """An output's provenance, worded once: who produced it, on what of GPT-2, with which versions, when.
 
 `Origin` reads a manifest entry once, and every view words it from there: the line under each
-output (`line`), which opens onto the whole record (`record_details`); the Provenance page's
-table (`record_table`), grouped by part; the companion notebook's introduction and `make diff`'s
-table, in Markdown. `source_link` is the one link from a page to a snippet's source. Every value
-comes from `outputs/manifest.json`, which a hand edit can fill with anything, so every value is
-escaped, and nothing is assumed to be there.
+output (`caption`), which opens onto the whole record; the Provenance page's table (`record_table`);
+the companion notebook's introduction and `make diff`'s table, in Markdown. `source_link` is the
+one link from a page to a snippet's source. Every value comes from `outputs/manifest.json`, which a
+hand edit can fill with anything: every value is escaped, and none is assumed to be there.
 """
 
 from __future__ import annotations
@@ -76,7 +75,7 @@ class Origin:
         if self.kind == "tokenizer":
             return f"GPT-2's tokenizer {pinned}, {' and '.join(map(code, files))} sha256 verified"
         if self.kind == "weights":
-            return f"GPT-2 {pinned}, weights sha256 {code(str(files.get(WEIGHTS_FILE))[:12] + '…')} verified"
+            return f"GPT-2 {pinned}, weights sha256 {code(str(files.get(WEIGHTS_FILE))[:SHORT_HASH] + '…')} verified"
         return f"GPT-2 {pinned}"
 
     def line(self, *, markdown: bool = False) -> str:
@@ -98,7 +97,7 @@ def source_link(name: str, page_url: str, repository: Repository | None, label: 
     return f'<a href="{html.escape(href)}">{html.escape(label or path)}</a>'
 
 
-def line(entry: Mapping[str, Any], name: str, page_url: str, repository: Repository | None) -> str:
+def caption(entry: Mapping[str, Any], name: str, page_url: str, repository: Repository | None) -> str:
     """The line under an output: its summary, which opens onto its whole record, then its source.
 
     The link stays outside the <summary>: a link inside the control that opens the record

@@ -16,7 +16,7 @@ from recorder import store
 from recorder.pages import Recorded, recorded, render_output
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256
 from recorder.project import Project
-from recorder.provenance import LABELS, NOT_RERUN, SHORT_HASH, Origin, line
+from recorder.provenance import LABELS, NOT_RERUN, SHORT_HASH, Origin, caption
 from support import ROOT, converted, page_recorded
 
 MANIFEST = store.read_manifest(ROOT)
@@ -44,7 +44,7 @@ LONG_HASH = re.compile(r"[0-9a-f]{40,}")
 
 
 def record(entry: dict[str, Any]) -> BeautifulSoup:
-    return BeautifulSoup(line(entry, "part/snippet", "part/", None), "html.parser").details
+    return BeautifulSoup(caption(entry, "part/snippet", "part/", None), "html.parser").details
 
 
 def fields(details: BeautifulSoup | Tag) -> dict[str, str]:
