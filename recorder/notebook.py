@@ -29,7 +29,7 @@ from packaging.utils import canonicalize_name
 from recorder import snippets, store
 from recorder.directives import Example, Listing, parse
 from recorder.errors import RecorderError
-from recorder.pages import PageError, Recorded, check_include, code_block, recorded
+from recorder.pages import PageError, Recorded, check_include, fence, recorded
 from recorder.pinned import SNIPPETS_DIR
 from recorder.project import NOTEBOOKS_DIR, Part, Project
 from recorder.provenance import Origin
@@ -51,7 +51,7 @@ def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
     outputs = {block.name: recorded.output(block.name) for block in blocks if isinstance(block, Example)}
     for block in blocks:
         check_include(recorded.root, block.file, block.section)
-    section = _section_reader(project.config)
+    section = _section_reader(project.config, recorded.root)
     imports = _imports(recorded.root, blocks)
     cells = [
         _cell("markdown", _introduction(markdown, recorded, blocks), "about"),
@@ -137,7 +137,7 @@ def _orphans(project: Project) -> list[tuple[Path, str]]:
             if f"{NOTEBOOKS_DIR}/{path.name}" not in owned]
 
 
-def _section_reader(config: MkDocsConfig) -> Callable[[Listing], str]:
+def _section_reader(config: MkDocsConfig, root: Path) -> Callable[[Listing], str]:
     """Reads a block's code exactly as the page's `--8<--` include does, with its settings."""
     settings = dict(config.mdx_configs.get("pymdownx.snippets", {}))
     bases = settings.get("base_path", ["."])
@@ -147,7 +147,7 @@ def _section_reader(config: MkDocsConfig) -> Callable[[Listing], str]:
                       extension_configs={"pymdownx.snippets": settings}).preprocessors["snippet"]
 
     def read(block: Listing) -> str:
-        body = code_block(block.file, block.section, highlighted=[])[1:-1]  # the lines between the fences
+        body = fence(root, block.file, block.section)[1:-1]  # the lines between the fences
         return "\n".join(reader.run(body)).strip("\n")
 
     return read

@@ -37,8 +37,7 @@ from recorder import compat_page
 from recorder.compat_table import CompatError
 from recorder.directives import (Block, Compatibility, Directive, Example, Figure, Provenance, Listing,
                                  Value)
-from recorder.pages import (PageError, Recorded, check_include, code_block, highlighted_lines, render_figure,
-                            render_output, visible)
+from recorder.pages import PageError, Recorded, check_include, fence, render_figure, render_output, visible
 from recorder.provenance import record_table
 
 # Registry priorities: before pymdownx.snippets (32) fills in includes; before inline processing (20).
@@ -98,14 +97,9 @@ def prepare(directives: list[Directive], recorded: Recorded, page_url: str) -> P
 def _fence(directive: Listing, recorded: Recorded) -> list[str]:
     """The lines replacing a code or example directive: its fenced block, then the directive
     again, for an example, as the paragraph its output takes."""
-    check_include(recorded.root, directive.file, directive.section)
-    highlighted = []
-    if directive.highlight:
-        highlighted = highlighted_lines(recorded.root, directive.file, directive.section, directive.highlight)
-    lines = [directive.indent + line for line in code_block(directive.file, directive.section, highlighted)]
-    if isinstance(directive, Example):
-        lines += ["", directive.indent + directive.text]
-    return lines
+    lines = fence(recorded.root, directive.file, directive.section, directive.highlight)
+    lines += ["", directive.text] if isinstance(directive, Example) else []
+    return [directive.indent + line if line else line for line in lines]
 
 
 def _block_html(directive: Figure | Provenance | Compatibility, recorded: Recorded, page_url: str) -> str:

@@ -111,8 +111,11 @@ def check_include(root: Path, file: str, section: str | None) -> None:
     path = root / SNIPPETS_DIR / file
     if not path.is_file():
         raise PageError(f"{SNIPPETS_DIR}/{file} does not exist. Fix the directive's file name.")
-    for edge in ("start", "end") if section is not None else ():
-        if (edge, section) not in _markers(path):
+    if section is None:
+        return
+    markers = _markers(path)
+    for edge in ("start", "end"):
+        if (edge, section) not in markers:
             raise PageError(
                 f"{SNIPPETS_DIR}/{file} has no `# --8<-- [{edge}:{section}]` marker. Mark the lines "
                 f"the page shows with [start:{section}] and [end:{section}], or fix the section name."
@@ -150,9 +153,13 @@ def highlighted_lines(root: Path, file: str, section: str | None, subsection: st
     return numbers
 
 
-def code_block(file: str, section: str | None, highlighted: list[int]) -> list[str]:
+def fence(root: Path, file: str, section: str | None, highlight: str | None = None) -> list[str]:
+    """The fenced block a page would write by hand to show `section` of `file`, with the lines of
+    section `highlight` marked; pymdownx.snippets fills in its include."""
+    check_include(root, file, section)
+    numbers = " ".join(map(str, highlighted_lines(root, file, section, highlight))) if highlight else ""
     include = f"{file}:{section}" if section else file
-    options = f' hl_lines="{" ".join(map(str, highlighted))}"' if highlighted else ""
+    options = f' hl_lines="{numbers}"' if numbers else ""
     return [f'```python title="{SNIPPETS_DIR}/{file}"{options}', f'--8<-- "{include}"', "```"]
 
 
