@@ -190,6 +190,14 @@ def test_a_built_in_value_reads_the_pins_on_every_page(name: str) -> None:
             f"<p>It is {html.escape(BUILT_IN[name])}.</p>")
 
 
+def test_a_value_shows_control_characters_as_escapes_and_cannot_name_stashed_html() -> None:
+    """Values and outputs share one escape: Markdown's placeholders are STX and ETX, so a value that
+    kept them could stand for the HTML stashed under another placeholder."""
+    scoped = replace(recorded(PROJECT).for_page("page", {}), builtins={"odd": "\x02wzxhzdk:0\x03 <b>\x1b"})
+    page = converted("{{ provenance }}\n\nIt is {{ value odd }}.\n", scoped)
+    assert page.count("<table") == 1 and page.endswith("<p>It is \\x02wzxhzdk:0\\x03 &lt;b&gt;\\x1b.</p>")
+
+
 def series_page() -> str:
     """The page the navigation calls Series, as mkdocs.yml names it."""
     return next(entry["Series"] for entry in PROJECT.config.nav if isinstance(entry, dict) and "Series" in entry)

@@ -16,7 +16,8 @@ from recorder import store
 from recorder.pages import Recorded, recorded, render_output
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256
 from recorder.project import Project
-from recorder.provenance import LABELS, NOT_RERUN, SHORT_HASH, Origin, caption
+from recorder.provenance import LABELS, NOT_RERUN, SHORT_HASH, Origin, caption, source_link
+from recorder.repository import Repository
 from support import ROOT, converted, page_recorded
 
 MANIFEST = store.read_manifest(ROOT)
@@ -133,6 +134,16 @@ def test_every_value_of_the_record_is_escaped() -> None:
     scoped = Recorded(ROOT, {f"{script}/{script}": hostile}, {}, parts={script: script})
     table = BeautifulSoup(converted("{{ provenance }}\n", scoped), "html.parser")
     assert table.find_all(["script", "img"]) == [] and table.get_text().count(script) >= 6
+
+
+def test_a_source_link_goes_to_the_site_s_copy_or_the_built_commit_under_any_label() -> None:
+    """The one link to a snippet's source, which every table and line uses."""
+    assert source_link("a-part/<b>", "a-part/", None) == (
+        '<a href="../snippets/a-part/&lt;b&gt;.py">snippets/a-part/&lt;b&gt;.py</a>')
+    repository = Repository("https://github.com", "example/gpt2-explained", "ab" * 20)
+    assert source_link("a-part/step", "compatibility/", repository, label="a-part/step.py") == (
+        f'<a href="https://github.com/example/gpt2-explained/blob/{"ab" * 20}/snippets/a-part/step.py">'
+        "a-part/step.py</a>")
 
 
 def provenance_table(titles: dict[str, str]) -> Tag:
