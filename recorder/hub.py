@@ -304,22 +304,17 @@ def _watched_client(watch: _Watch) -> httpx.Client:
     return client
 
 
-def loaded_snapshot(snippets_dir: Path, namespaces: list[dict[str, Any]]) -> Path:
+def loaded_snapshot(namespaces: list[dict[str, Any]]) -> Path:
     """The cache folder the snippets' model came from, after checking it is the pinned one.
 
-    Models are looked for in the snippets' own globals and in the snippet
-    modules they imported (such as `pinned_gpt2`).
+    Models are looked for in `namespaces`: the snippets' own globals and those of the
+    snippet modules they imported (such as `pinned_gpt2`).
     """
     from transformers import PreTrainedModel
 
-    # What runner.snippet_modules finds, looked up here because the runner imports this module.
-    folder = snippets_dir.resolve()
-    imported = [vars(module) for module in list(sys.modules.values())
-                if (path := getattr(module, "__file__", None)) and Path(path).resolve().is_relative_to(folder)]
-    models = [value for namespace in [*namespaces, *imported] for value in namespace.values()
-              if isinstance(value, PreTrainedModel)]
+    models = [value for namespace in namespaces for value in namespace.values() if isinstance(value, PreTrainedModel)]
     if not models:
-        raise WrongWeights(f"no model was found in the modules of {snippets_dir}/ after running them")
+        raise WrongWeights("no model was found in the snippets' modules after running them")
     for model in models:
         loaded = (model.name_or_path, getattr(model.config, "_commit_hash", None))
         if loaded != (MODEL_ID, REVISION):
@@ -385,9 +380,14 @@ def packaged_tokenizer_files() -> tuple[Path, Path]:
     return data / "encoder.json", data / "vocab.bpe"
 
 
+def tokenizer_digests(snapshot: Path) -> dict[str, str]:
+    """sha256 of each tokenizer file in the snapshot, by file name."""
+    return {name: sha256_file(snapshot / name) for name in TOKENIZER_FILES if (snapshot / name).is_file()}
+
+
 def verify_tokenizer(snapshot: Path) -> dict[str, str]:
     """sha256 of each tokenizer file in the snapshot; refuses any other than the pinned ones."""
-    digests = {name: sha256_file(snapshot / name) for name in TOKENIZER_FILES if (snapshot / name).is_file()}
+    digests = tokenizer_digests(snapshot)
     for name, digest in digests.items():
         if digest != FILE_SHA256[name]:
             raise WrongWeights(

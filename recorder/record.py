@@ -13,7 +13,7 @@ from typing import Any
 from recorder import hub, published, store
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
 from recorder.project import Project
-from recorder.runner import Report, quiet_libraries, run_all
+from recorder.runner import Report, quiet_libraries, run_all, snippet_modules
 from recorder.snippets import Snippet, discover, key_for, sha256_bytes, source_hashes, versions_for
 
 DEFAULT_TIMEOUT = 300.0
@@ -117,10 +117,11 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
         runs = run_all(root, targets, timeout=timeout, report=report)
         gpt2: dict[str | None, dict[str, Any] | None] = {None: None}
         if tokenizer is not None:
-            files = hub.verify_tokenizer(tokenizer) if pinned_files else hub.snapshot_digests(tokenizer)
+            files = hub.verify_tokenizer(tokenizer) if pinned_files else hub.tokenizer_digests(tokenizer)
             gpt2["tokenizer"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}
         if any(run.snippet.loads == "weights" for run in runs):
-            snapshot = hub.loaded_snapshot((root / SNIPPETS_DIR).resolve(), [run.namespace for run in runs])
+            imported = [vars(module) for module in snippet_modules(root / SNIPPETS_DIR).values()]
+            snapshot = hub.loaded_snapshot([*(run.namespace for run in runs), *imported])
             files = hub.verify_snapshot(snapshot) if pinned_files else hub.snapshot_digests(snapshot)
             gpt2["weights"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "weights", "files": files}
         published.compare(root, runs, previous, report)

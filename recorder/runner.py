@@ -121,9 +121,11 @@ def _reset_random_state() -> None:
 
 def snippet_modules(snippets_dir: Path) -> dict[str, ModuleType]:
     """The modules below `snippets_dir` that snippets imported (like `pinned_gpt2`), by name."""
-    folder = snippets_dir.resolve()
+    # By the text of their paths, which come from the resolved folders on sys.path: resolving
+    # each of the thousands of modules torch brings would cost a tenth of a second a call.
+    folder = f"{snippets_dir.resolve()}{os.sep}"
     return {name: module for name, module in list(sys.modules.items())
-            if (path := getattr(module, "__file__", None)) and Path(path).resolve().is_relative_to(folder)}
+            if (path := getattr(module, "__file__", None)) and os.path.abspath(path).startswith(folder)}
 
 
 def forget_snippet_modules(snippets_dir: Path) -> None:
