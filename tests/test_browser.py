@@ -202,7 +202,7 @@ def test_every_page_loads_with_no_error_and_nothing_from_another_host(visit: Vis
 
 @pytest.mark.parametrize("path", pages_showing(Compatibility))
 def test_compatibility_table_shows_each_difference_on_a_click(visit: Visit, path: str) -> None:
-    """A row per snippet; each verdict other than "same" links to its lines or its error."""
+    """A row per snippet, grouped by part; each verdict other than "same" links to its lines or its error."""
     table = compat_table.read(ROOT)
     snippets = discover(ROOT)
     checked = set(snippets) - set(compat_table.unchecked(ROOT, table, snippets))
@@ -210,7 +210,8 @@ def test_compatibility_table_shows_each_difference_on_a_click(visit: Visit, path
                  if cell["verdict"] != "same"]
     page = visit.open(path)
     results = page.locator("article .compatibility table")
-    assert results.locator("tbody tr").count() == len(snippets)
+    assert results.locator("tbody tr:not(.compat-part)").count() == len(snippets)  # under a header per part
+    assert results.locator("tbody tr.compat-part").count() == len({snippet.part for snippet in snippets.values()})
     links = results.locator("td a")
     assert links.count() == len(differing)
     for link in links.all():
