@@ -50,12 +50,14 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         self.previewing = False
         self.extension = PageDirectives()
         self.pages: dict[str, PreparedPage] = {}  # pages converted, until their conversion is checked
+        self.early: dict[str, tuple[str, PreparedPage | None]] = {}  # pages prepared before any is built
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.previewing = command == "serve"
 
     def on_config(self, config: MkDocsConfig) -> None:
         self.pages.clear()
+        self.early.clear()
         try:
             self.project = Project(Path(config.config_file_path).resolve().parent, config, self.config)
             self.parts = {part.name: part for part in self.project.parts()}
@@ -142,13 +144,15 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         for file in files.documentation_pages():
             if file.src_uri.endswith(".md"):
                 markdown, meta = get_data(file.content_string)  # as MkDocs reads the page
-                self._prepare(markdown, meta, file.src_uri, file.url)
+                self.early[file.src_uri] = (markdown, self._prepare(markdown, meta, file.src_uri, file.url))
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         # Notebook pages arrive here as JSON; only Markdown pages hold directives.
         if not page.file.src_uri.endswith(".md"):
             return markdown
-        prepared = self._prepare(markdown, page.meta, page.file.src_uri, page.url)
+        early, prepared = self.early.pop(page.file.src_uri, (None, None))
+        if early != markdown:  # another plugin changed the page since: prepare it anew
+            prepared = self._prepare(markdown, page.meta, page.file.src_uri, page.url)
         if prepared is not None:
             self.extension.convert_next(prepared)  # MkDocs converts the page next
             self.pages[page.file.src_uri] = prepared
