@@ -46,7 +46,9 @@ def test_the_benchmark_mode_refuses_a_folder_it_did_not_make(run, project: Path,
 
 
 @pytest.mark.slow
-def test_the_benchmark_mode_records_the_stand_in_into_its_copy(run, tmp_path: Path, stand_in_cache: Path) -> None:
+def test_the_benchmark_records_the_stand_in_into_its_copy_and_its_limit_prints_the_same(
+        run, tmp_path: Path, stand_in_cache: Path) -> None:
+    """The limit does the record step's work: one plain script printing what each snippet records."""
     copy = project_copy.make(tmp_path / "copy")
     result = bench_record(run, copy, stand_in_cache)
     assert result.returncode == 0, result.stderr
@@ -55,15 +57,12 @@ def test_the_benchmark_mode_records_the_stand_in_into_its_copy(run, tmp_path: Pa
     weights = snapshot_dir(stand_in_cache) / "model.safetensors"
     assert entry["model"]["files"]["model.safetensors"] == sha256_file(weights)
 
-
-@pytest.mark.slow
-def test_the_limit_prints_what_the_record_step_records(run, tmp_path: Path, stand_in_cache: Path,
-                                                       stand_in_outputs: list[dict[str, str]]) -> None:
     script = tmp_path / "limit.py"
-    script.write_text(limit_script(ROOT), encoding="utf-8")
-    result = run("python", str(script), cwd=tmp_path, env=offline_env(stand_in_cache))
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == "".join(stand_in_outputs[0][name] for name in discover(ROOT))
+    script.write_text(limit_script(copy), encoding="utf-8")
+    limit = run("python", str(script), cwd=tmp_path, env=offline_env(stand_in_cache))
+    assert limit.returncode == 0, limit.stderr
+    recorded = "".join((copy / "outputs" / f"{name}.txt").read_text(encoding="utf-8") for name in discover(copy))
+    assert limit.stdout == recorded
 
 
 # Were it installed, `pip install -r requirements.txt` would install the copy (`-e .`) into this venv.
