@@ -1,20 +1,10 @@
 """A page's directives, parsed once into typed values before anything renders the page.
 
-A page writes, each block directive alone on its line:
-
-    {{ code FILE:SECTION }}      a snippet section as a code block
-    {{ example FILE:SECTION }}   the same, followed by its recorded output and provenance
-    {{ figure FILE "ALT" }}      the SVG a snippet printed, inline, with its provenance
-    {{ provenance }}             every output's whole record, in one table
-    {{ value NAME }}             inline: a named value read from a recorded output
-    {{ compatibility }}          the version table of compat/results.json (see compat_page)
-
-`code` and `example` take `highlight=SUBSECTION` after the section to highlight
-the lines of a section nested in it, so prose can point at one line by name.
-A figure's ALT, its caption, may quote `{{ value NAME }}` like the prose does.
-
-The companion notebook takes its blocks from this list without rendering the
-page, and the page's conversion (recorder/page_markdown.py) renders from it.
+Block directives stand alone on their line; `value` is inline (see CONTRIBUTING.md, "Edit prose"):
+`{{ code FILE:SECTION }}`, `{{ example FILE:SECTION }}` (with `highlight=SUBSECTION` after the
+section), `{{ figure FILE "ALT" }}` (ALT may quote values), `{{ provenance }}`, `{{ compatibility }}`,
+`{{ value NAME }}`. The companion notebook reads its blocks from here; the page's conversion
+(recorder/page_markdown.py) renders from here.
 """
 
 from __future__ import annotations
@@ -25,19 +15,16 @@ from dataclasses import dataclass
 from recorder.pages import PageError
 
 _FILE = r"(?P<file>[a-z][a-z0-9_]*\.py)"
-_SECTION_NAME = r"[a-z][-_0-9a-z]*"
-_ARGUMENT = re.compile(
-    _FILE + rf"(?::(?P<section>{_SECTION_NAME}))?(?:[ \t]+highlight=(?P<highlight>{_SECTION_NAME}))?$"
-)
+_SECTION = r"[a-z][-_0-9a-z]*"
+_ARGUMENT = re.compile(_FILE + rf"(?::(?P<section>{_SECTION}))?(?:[ \t]+highlight=(?P<highlight>{_SECTION}))?$")
 _FIGURE_ARGUMENT = re.compile(_FILE + r'[ \t]+"(?P<alt>[^"\n]+)"$')
 _VALUE_NAME = re.compile(r"[a-z][a-z0-9_]*$")
-# Python-Markdown has no pass that only parses: it finds code while converting. So code is
-# recognised here as the directives have always recognised it, fences (``` or ~~~) and code
-# spans, which a page uses to show the syntax itself; the conversion then checks it used
-# exactly the directives found here (PreparedPage.check), so the two cannot silently differ.
+# Python-Markdown has no pass that only parses, so code is recognised here (fences and code spans,
+# which a page uses to show the syntax itself); PreparedPage.check then proves the conversion used
+# exactly the directives found here.
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
-# A code span (skipped), or a directive: up to the first `}}` outside double quotes, since a
-# figure's quoted ALT may hold values, else (an unclosed quote) up to the first `}}`.
+# A code span (skipped), or a directive up to the first `}}` outside double quotes (a figure's ALT may
+# hold values), else, with an unclosed quote, up to the first `}}`.
 _TOKEN = re.compile(r'(?P<ticks>`+)[^`\n].*?(?P=ticks)'
                     r'|\{\{(?P<body>(?:"[^"\n]*"|[^"\n])*?)\}\}|\{\{(?P<loose>.*?)\}\}')
 _INNER = re.compile(r"\{\{(?P<body>.*?)\}\}")
@@ -45,15 +32,13 @@ _INNER = re.compile(r"\{\{(?P<body>.*?)\}\}")
 
 @dataclass(frozen=True)
 class Value:
-    """`{{ value NAME }}`, inline: a named value read from a recorded output."""
-
     text: str  # as written, from `{{` to `}}`
     name: str
 
 
 @dataclass(frozen=True)
 class Block:
-    """A directive that stands alone on its line."""
+    """A directive alone on its line."""
 
     text: str  # as written, from `{{` to `}}`
     line: int  # the page's line it stands on, from 0
@@ -70,24 +55,19 @@ class Listing(Block):
 
     @property
     def name(self) -> str:
-        """The snippet's name, e.g. "token-embeddings/row_lookup"."""
         return self.file.removesuffix(".py")
 
 
-@dataclass(frozen=True)
 class Code(Listing):
-    """`{{ code FILE:SECTION }}`: the code block alone."""
+    """`{{ code ... }}`: the code block alone."""
 
 
-@dataclass(frozen=True)
 class Example(Listing):
-    """`{{ example FILE:SECTION }}`: the code block, then the snippet's recorded output."""
+    """`{{ example ... }}`: the code block, then the snippet's recorded output."""
 
 
 @dataclass(frozen=True)
 class Figure(Block):
-    """`{{ figure FILE "ALT" }}`: the SVG the snippet printed, described by ALT."""
-
     file: str
     alt: tuple[str | Value, ...]  # text, and the values it quotes, in order
 
@@ -96,12 +76,10 @@ class Figure(Block):
         return self.file.removesuffix(".py")
 
 
-@dataclass(frozen=True)
 class Provenance(Block):
     """`{{ provenance }}`: every output's record, one table row each."""
 
 
-@dataclass(frozen=True)
 class Compatibility(Block):
     """`{{ compatibility }}`: the table of compat/results.json."""
 
@@ -117,15 +95,12 @@ def parse(markdown: str, page: str) -> list[Directive]:
     fenced = _fenced(lines)
     found: list[Directive] = []
     for number, line in enumerate(lines):
-        if number in fenced:
-            continue
-        for token in _TOKEN.finditer(line):
+        for token in [] if number in fenced else _TOKEN.finditer(line):
             body = token.group("loose") if token.group("body") is None else token.group("body")
-            if body is None:
-                continue  # a code span
-            before, after = line[:token.start()], line[token.end():]
-            alone = not before.strip(" \t") and not after.strip(" \t")
-            found.append(_directive(body, token.group(0), page, number, before if alone else None))
+            if body is not None:  # not a code span
+                before, after = line[:token.start()], line[token.end():]
+                alone = not before.strip(" \t") and not after.strip(" \t")
+                found.append(_directive(body, token.group(0), page, number, before if alone else None))
     return found
 
 
@@ -161,27 +136,20 @@ def _directive(body: str, text: str, page: str, line: int, indent: str | None) -
         if argument:
             raise PageError(f"`{{{{ {kind} {argument} }}}}` takes nothing: write `{{{{ {kind} }}}}`.")
         return _TABLES[kind](text, line, indent)
+    folder = f"{part_of(page)}/"  # a page names the files of its own part's folder
     if kind == "figure":
-        figure = _FIGURE_ARGUMENT.match(argument)
-        if figure is None:
+        if (figure := _FIGURE_ARGUMENT.match(argument)) is None:
             raise PageError(f'`{{{{ figure {argument} }}}}` needs FILE.py "alt text".')
-        return Figure(text, line, indent, _in_part(page, figure.group("file")), _alt(figure.group("alt"), page, line))
-    parsed = _ARGUMENT.match(argument)
-    if parsed is None:
+        return Figure(text, line, indent, folder + figure["file"], _alt(figure["alt"], page, line))
+    if (parsed := _ARGUMENT.match(argument)) is None:
         raise PageError(f"`{{{{ {kind} {argument} }}}}` needs FILE.py or FILE.py:SECTION, "
                         "optionally followed by highlight=SUBSECTION.")
-    return _LISTINGS[kind](text, line, indent, _in_part(page, parsed.group("file")), parsed.group("section"),
-                           parsed.group("highlight"))
+    return _LISTINGS[kind](text, line, indent, folder + parsed["file"], parsed["section"], parsed["highlight"])
 
 
 def part_of(page: str) -> str:
     """The part a page is: its path in docs/ without `.md`, which names its folder of snippets/."""
     return page.removesuffix(".md")
-
-
-def _in_part(page: str, file: str) -> str:
-    """A file as a page names it, as a path in snippets/: each page shows the files of its own folder."""
-    return f"{part_of(page)}/{file}"
 
 
 def _alt(alt: str, page: str, line: int) -> tuple[str | Value, ...]:

@@ -1,23 +1,17 @@
-"""Render a page's parsed directives (recorder/directives.py) through Python-Markdown's extension points.
+"""Render a page's parsed directives through Python-Markdown's extension points.
 
-`prepare` resolves every directive of a page first, so that each error is
-raised, naming its fix, before MkDocs converts the page. `PageDirectives` is
-the Python-Markdown extension that then puts them into that conversion:
+`prepare` resolves every directive first, so each error names its fix before MkDocs converts the page.
+`PageDirectives` then puts them into the conversion:
 
-- a Preprocessor, before pymdownx.snippets (priority 32), replaces each code
-  and example directive with the fenced block a page would write by hand: its
-  `--8<--` include is filled in by pymdownx.snippets, with `hl_lines`;
-- a Treeprocessor, before inline processing, swaps each paragraph that is an
-  example, figure, provenance or compatibility directive for its HTML;
+- a Preprocessor, before pymdownx.snippets (32), turns each code and example directive into the fenced
+  block a page would write by hand, whose `--8<--` include pymdownx.snippets fills in;
+- a Treeprocessor, before inline processing, swaps each paragraph that is an example, figure, provenance
+  or compatibility directive for its HTML: only the tree shows that a directive has a paragraph of its
+  own, and Markdown strips its placeholders' delimiters from the source after the Preprocessors run;
 - an InlineProcessor replaces each `{{ value NAME }}` with its escaped text.
 
-Both give their HTML to Markdown's htmlStash, which puts it back after
-rendering: it never passes through Markdown, so an output holding `<script>`,
-Markdown or `--8<--` stays literal text. Outputs are stashed from the paragraph
-tree rather than by the Preprocessor because Markdown strips its placeholders'
-delimiters from the source after that runs (NormalizeWhitespace, priority 30),
-and because only the tree shows that a directive stands in a paragraph of its
-own, not in a raw HTML block.
+All of it goes through Markdown's htmlStash, so an output holding `<script>`, Markdown or `--8<--`
+stays literal text.
 """
 
 from __future__ import annotations
@@ -34,19 +28,10 @@ from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
 from recorder import compat_page
-from recorder.compat_table import CompatError
-from recorder.directives import (Block, Compatibility, Directive, Example, Figure, Provenance, Listing,
-                                 Value)
+from recorder.compat_page import CompatError
+from recorder.directives import Block, Compatibility, Directive, Example, Listing, Provenance, Value
 from recorder.pages import PageError, Recorded, check_include, fence, render_figure, render_output, visible
 from recorder.provenance import record_table
-
-# Registry priorities: before pymdownx.snippets (32) fills in includes; before inline processing (20).
-_FENCES_PRIORITY = 33
-_OUTPUTS_PRIORITY = 25
-# After code spans (190), links (160) and raw inline HTML (90), so a value in a link's address or in
-# an HTML tag is left as written, which `check` reports; before emphasis (60), which could pair the
-# underscores of two values' names.
-_VALUES_PRIORITY = 75
 
 
 @dataclass
@@ -86,41 +71,33 @@ def prepare(directives: list[Directive], recorded: Recorded, page_url: str) -> P
             prepared.values[directive.text] = visible(recorded.value(directive.name))
             prepared.quoted[directive.text] += 1
         elif isinstance(directive, Listing):
-            prepared.fences.append((directive, _fence(directive, recorded)))
+            lines = fence(recorded.root, directive.file, directive.section, directive.highlight)
+            # An example's directive stays, after its fence, as the paragraph its output takes.
+            lines += ["", directive.text] if isinstance(directive, Example) else []
+            prepared.fences.append((directive, [directive.indent + line if line else line for line in lines]))
             if isinstance(directive, Example):
                 prepared.outputs.append((directive, render_output(recorded, directive.name, page_url)))
+        elif isinstance(directive, Provenance):
+            prepared.outputs.append((directive, record_table(recorded.manifest, page_url, recorded.repository,
+                                                             recorded.parts)))
+        elif isinstance(directive, Compatibility):
+            try:
+                html = compat_page.render(recorded.root, page_url, recorded.repository, recorded.parts)
+            except CompatError as error:
+                raise PageError(str(error)) from None
+            prepared.outputs.append((directive, html))
         else:
-            prepared.outputs.append((directive, _block_html(directive, recorded, page_url)))
+            check_include(recorded.root, directive.file, None)
+            alt = "".join(part if isinstance(part, str) else recorded.value(part.name) for part in directive.alt)
+            prepared.outputs.append((directive, render_figure(recorded, directive.name, alt, page_url)))
     return prepared
-
-
-def _fence(directive: Listing, recorded: Recorded) -> list[str]:
-    """The lines replacing a code or example directive: its fenced block, then the directive
-    again, for an example, as the paragraph its output takes."""
-    lines = fence(recorded.root, directive.file, directive.section, directive.highlight)
-    lines += ["", directive.text] if isinstance(directive, Example) else []
-    return [directive.indent + line if line else line for line in lines]
-
-
-def _block_html(directive: Figure | Provenance | Compatibility, recorded: Recorded, page_url: str) -> str:
-    if isinstance(directive, Provenance):
-        return record_table(recorded.manifest, page_url, recorded.repository, recorded.parts)
-    if isinstance(directive, Compatibility):
-        try:
-            return compat_page.render(recorded.root, page_url, recorded.repository, recorded.parts)
-        except CompatError as error:
-            raise PageError(str(error)) from None
-    check_include(recorded.root, directive.file, None)
-    alt = "".join(part if isinstance(part, str) else recorded.value(part.name) for part in directive.alt)
-    return render_figure(recorded, directive.name, alt, page_url)
 
 
 class PageDirectives(Extension):
     """Renders the page `convert_next` was given, in the next Markdown conversion MkDocs starts.
 
-    MkDocs makes a Markdown instance per page, just after the hook's on_page_markdown for
-    that page, and a conversion cannot be told which page it converts: so the page is
-    handed over here, and taken by the first instance made after it.
+    MkDocs makes a Markdown instance per page right after on_page_markdown, and a conversion cannot be
+    told which page it converts: the page is handed over here, and taken by the next instance made.
     """
 
     def __init__(self) -> None:
@@ -133,33 +110,32 @@ class PageDirectives(Extension):
     def extendMarkdown(self, md: Markdown) -> None:
         page, self._next = self._next, None
         if page is None:
-            return  # a page without directives: nothing to render
+            return  # a page without directives
+        # Priorities: before pymdownx.snippets (32); before inline processing (20); values after code
+        # spans (190), links (160) and raw HTML (90), so a value in a link's address or a tag is left as
+        # written, which `check` reports, and before emphasis (60), which could pair two names' underscores.
         fences, outputs, values = _Fences(md), _Outputs(md), _Values(r"\{\{[^{}\n]*\}\}", md)
         fences.page = outputs.page = values.page = page
-        md.preprocessors.register(fences, "recorded_fences", _FENCES_PRIORITY)
-        md.treeprocessors.register(outputs, "recorded_outputs", _OUTPUTS_PRIORITY)
-        md.inlinePatterns.register(values, "recorded_values", _VALUES_PRIORITY)
+        md.preprocessors.register(fences, "recorded_fences", 33)
+        md.treeprocessors.register(outputs, "recorded_outputs", 25)
+        md.inlinePatterns.register(values, "recorded_values", 75)
 
 
 class _Fences(Preprocessor):
-    """Each code and example directive's line becomes its fenced block, which pymdownx.snippets fills in."""
-
     page: PreparedPage
 
     def run(self, lines: list[str]) -> list[str]:
         # From the last, so that the lines before each directive keep their numbers.
-        for directive, fence in reversed(self.page.fences):
+        for directive, fence_lines in reversed(self.page.fences):
             if directive.line < len(lines) and lines[directive.line].strip(" \t") == directive.text:
-                lines[directive.line:directive.line + 1] = fence
+                lines[directive.line:directive.line + 1] = fence_lines
                 self.page.placed.add(directive)
         return lines
 
 
 class _Outputs(Treeprocessor):
-    """Each paragraph that is an output's directive becomes the placeholder of its stashed HTML.
-
-    A directive in a raw HTML block, or sharing its paragraph, is found by no paragraph, which `check` reports.
-    """
+    """Each paragraph that is an output's directive becomes its stashed HTML; one in a raw HTML block or
+    sharing its paragraph is found by no paragraph, which `check` reports."""
 
     page: PreparedPage
 
@@ -167,16 +143,13 @@ class _Outputs(Treeprocessor):
         waiting = list(self.page.outputs)
         for paragraph in root.iter("p"):
             text = (paragraph.text or "").strip()
-            found = next((entry for entry in waiting if entry[0].text == text), None)
-            if found is not None:
+            if found := next((entry for entry in waiting if entry[0].text == text), None):
                 waiting.remove(found)
                 paragraph.text = self.md.htmlStash.store(found[1])
                 self.page.shown.add(found[0])
 
 
 class _Values(InlineProcessor):
-    """Each value the page quotes becomes the placeholder of its stashed text; code spans were taken before."""
-
     page: PreparedPage
 
     def handleMatch(self, m: re.Match[str], data: str) -> tuple[str | None, int | None, int | None]:

@@ -1,12 +1,9 @@
 """The project as mkdocs.yml and its folders describe it: the plugin's options, and the parts of the series.
 
-The plugin's options are declared once, here, as MkDocs `config_options`: a
-build gets them validated by MkDocs itself; the record step, which reads
-mkdocs.yml without loading any plugin (mkdocs-jupyter alone would cost it a
-second), validates the same entry with the same class.
-
-A part is a page `docs/<part>.md` and its folder `snippets/<part>/`; its
-companion notebook is `docs/notebooks/<part>.ipynb`, written by `make record`.
+The options are MkDocs `config_options`, validated by MkDocs in a build; the record step reads
+mkdocs.yml without loading any plugin (mkdocs-jupyter alone costs a second) and validates the same entry
+with the same class. A part is a page `docs/<part>.md` and its folder `snippets/<part>/`; its companion
+notebook is `docs/notebooks/<part>.ipynb`, written by `make record`.
 """
 
 from __future__ import annotations
@@ -36,20 +33,17 @@ class ProjectError(RecorderError):
 
 
 class _Versions(c.DictOfItems):
-    """Package names with their versions, as quoted strings; at least one."""
+    """Package names with their versions as quoted strings; at least one."""
 
     def __init__(self) -> None:
         super().__init__(c.Type(str))
 
     def run_validation(self, value: object) -> dict[str, str]:
-        if isinstance(value, dict):
-            for package, version in value.items():
-                if not isinstance(version, str):
-                    # YAML reads 5.17 as a number, and 5.10 as 5.1: the version the article states is text.
-                    raise c.ValidationError(f"the version of `{package}` is {version!r}, a {type(version).__name__}, "
-                                            f'not text: quote it as the article states it, e.g. {package}: "5.17.0"')
-        versions = super().run_validation(value)
-        if not versions:
+        for package, version in (value.items() if isinstance(value, dict) else []):
+            if not isinstance(version, str):  # YAML reads 5.10 as the number 5.1
+                raise c.ValidationError(f"the version of `{package}` is {version!r}, a {type(version).__name__}, "
+                                        f'not text: quote it as the article states it, e.g. {package}: "5.17.0"')
+        if not (versions := super().run_validation(value)):
             raise c.ValidationError('name each package with its version, quoted, e.g. {transformers: "5.17.0"}')
         return versions
 
@@ -57,13 +51,11 @@ class _Versions(c.DictOfItems):
 class PluginConfig(Config):
     """`- recorded-outputs:` under `plugins:` in mkdocs.yml."""
 
-    # What the article states its published outputs were produced with, recorded with each
-    # output `make record PUBLISHED=1` attaches.
+    # What the article states its published outputs were produced with, recorded with each attached output.
     published_with = _Versions()
     # The llms.txt section that lists the parts, after the pages mkdocs.yml names there.
     llms_section = c.Type(str, default="Series")
-    # Record what is stale (by content hashes) before building, in the build's own process,
-    # instead of refusing to build; `make site` turns it on.
+    # Record what the content hashes find stale before building, in the build's process (`make site`).
     record_stale = c.Type(bool, default=False)
 
 
@@ -74,7 +66,6 @@ class Part:
 
     @property
     def notebook(self) -> str:
-        """Its companion notebook in docs/."""
         return f"{NOTEBOOKS_DIR}/{self.name}.ipynb"
 
 
@@ -86,7 +77,7 @@ class Project:
 
     @classmethod
     def load(cls, root: Path) -> Project:
-        """The project in `root`, as the record step reads it; read once per process per content of mkdocs.yml."""
+        """The project in `root` as the record step reads it: once per process per content of mkdocs.yml."""
         path = root.resolve() / CONFIG_FILE
         return _load(path, path.read_bytes())
 
@@ -107,7 +98,7 @@ class Project:
 @cache
 def _load(path: Path, content: bytes) -> Project:  # `content` makes an edited file a new key
     config = load_config(config_file=str(path), plugins=[])
-    # The plugins' entries as written: `plugins=[]` kept MkDocs from loading them (and their imports).
+    # The plugins' entries as written: `plugins=[]` kept MkDocs from loading them and their imports.
     with path.open("rb") as stream:
         raw = yaml_load(stream, loader=get_yaml_loader(config=config)).get("plugins") or []
     if isinstance(raw, dict):  # MkDocs also takes them as one mapping, name -> options
@@ -120,11 +111,8 @@ def _load(path: Path, content: bytes) -> Project:  # `content` makes an edited f
 
 
 def validated(options: Any) -> PluginConfig:
-    """The plugin's options checked as MkDocs checks them; an error names mkdocs.yml and the option.
-
-    An unknown option is only a warning to MkDocs, which `strict: true` in mkdocs.yml turns into an
-    error; the record step refuses it too, rather than record with an option it would ignore.
-    """
+    """The plugin's options checked as MkDocs checks them, an unknown one included (a warning, which
+    `strict: true` makes an error); an error names mkdocs.yml and the option."""
     if not isinstance(options, dict | None):
         raise ProjectError(f"{CONFIG_FILE}: plugin `{PLUGIN}` takes its options as a mapping, "
                            f"`- {PLUGIN}:` followed by indented `name: value` lines.")

@@ -1,9 +1,8 @@
 """The recorded outputs on disk: `outputs/<part>/<snippet>.txt` plus `outputs/manifest.json`.
 
-A record run changes them as one transaction. New files are first written
-and synced into `outputs/.transaction/`; a `READY` file written last makes
-the set complete; only then are they moved into place. A run killed before
-`READY` leaves the previous outputs untouched; a run killed after it is
+A record run changes them as one transaction: new files are written and synced into
+`outputs/.transaction/`, then a `READY` file makes the set complete, and only then are they moved into
+place. A run killed before `READY` leaves the previous outputs untouched; one killed after it is
 finished by the next run (`recover`). One run at a time holds the lock.
 """
 
@@ -32,6 +31,12 @@ class RecordError(RecorderError):
     """Something the user must fix; the message names the file and the fix."""
 
 
+@dataclass(frozen=True)
+class Problem:
+    snippet: str  # "*" for a problem of no one snippet
+    message: str
+
+
 def outputs_dir(root: Path) -> Path:
     return root / OUTPUTS_DIR
 
@@ -42,16 +47,11 @@ def output_path(root: Path, name: str) -> Path:
 
 def read_manifest(root: Path) -> dict[str, dict[str, Any]]:
     path = outputs_dir(root) / MANIFEST_NAME
-    if not path.exists():
-        return {}
     try:
-        entries = json.loads(path.read_text(encoding="utf-8"))["snippets"]
+        return json.loads(path.read_text(encoding="utf-8"))["snippets"] if path.exists() else {}
     except (ValueError, KeyError, TypeError) as error:
-        raise RecordError(
-            f"{path} is not a valid manifest ({error}). Restore it with "
-            f"`git checkout -- {OUTPUTS_DIR}/{MANIFEST_NAME}`, then run `make record`."
-        ) from None
-    return entries
+        raise RecordError(f"{path} is not a valid manifest ({error}). Restore it with "
+                          f"`git checkout -- {OUTPUTS_DIR}/{MANIFEST_NAME}`, then run `make record`.") from None
 
 
 def manifest_bytes(entries: dict[str, dict[str, Any]]) -> bytes:
@@ -59,18 +59,10 @@ def manifest_bytes(entries: dict[str, dict[str, Any]]) -> bytes:
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-@dataclass(frozen=True)
-class Problem:
-    snippet: str
-    message: str
-
-
 def problems(root: Path, snippets: dict[str, Snippet] | None = None,
              entries: dict[str, dict[str, Any]] | None = None) -> list[Problem]:
-    """Every way the recorded outputs disagree with the snippets, each with its fix.
-
-    A record run passes the snippets and manifest entries it has read already.
-    """
+    """Every way the recorded outputs disagree with the snippets, each with its fix (a record run passes
+    the snippets and manifest it has read already)."""
     snippets = discover(root) if snippets is None else snippets
     if pending_transaction(root):
         return [Problem("*", f"{OUTPUTS_DIR}/{TRANSACTION} holds an interrupted record run. "
@@ -78,52 +70,38 @@ def problems(root: Path, snippets: dict[str, Snippet] | None = None,
     entries = read_manifest(root) if entries is None else entries
     found = []
     for name, snippet in snippets.items():
-        source = snippet.relative(root)
-        entry = entries.get(name)
-        output = output_path(root, name)
+        source, entry, output = snippet.relative(root), entries.get(name), output_path(root, name)
         if entry is None or not output.exists():
             found.append(Problem(name, f"{source} has no recorded output. Run `make record`."))
-            continue
-        if sha256_file(output) != entry["output_sha256"]:
-            found.append(Problem(name, (
-                f"{output.relative_to(root)} differs from what `make record` wrote "
-                f"(was it edited by hand?). Outputs are never edited: restore it with "
-                f"`git checkout -- {output.relative_to(root)}` or run `make record`."
-            )))
-            continue
-        changed = [path for path, digest in source_hashes(snippet, root).items()
-                   if entry["sources"].get(path) != digest]
-        if changed or set(entry["sources"]) != {p.relative_to(root).as_posix() for p in snippet.sources}:
+        elif sha256_file(output) != entry["output_sha256"]:
+            shown = output.relative_to(root)
+            found.append(Problem(name, f"{shown} differs from what `make record` wrote (was it edited by hand?). "
+                                       f"Outputs are never edited: restore it with `git checkout -- {shown}` "
+                                       "or run `make record`."))
+        elif (changed := [path for path, digest in source_hashes(snippet, root).items()
+                          if entry["sources"].get(path) != digest]) or \
+                set(entry["sources"]) != {path.relative_to(root).as_posix() for path in snippet.sources}:
             what = source if changed == [source] else f"{source}: {', '.join(changed) or 'its imports'}"
-            found.append(Problem(name, (
-                f"{what} changed since its output was recorded. "
-                "Run `make record` and commit the updated outputs/."
-            )))
+            found.append(Problem(name, f"{what} changed since its output was recorded. "
+                                       "Run `make record` and commit the updated outputs/."))
         elif entry["key"] != key_for(snippet, root):
-            found.append(Problem(name, (
-                f"{source}: the installed library versions differ from those its output was "
-                "recorded with. Run `make record` (or reinstall requirements.txt)."
-            )))
-    for name in sorted(set(entries) - set(snippets)):
-        found.append(Problem(name, (
-            f"{OUTPUTS_DIR}/{MANIFEST_NAME} records `{name}`, but snippets/{name}.py does not "
-            "exist. Run `make record` to drop its output."
-        )))
+            found.append(Problem(name, f"{source}: the installed library versions differ from those its output "
+                                       "was recorded with. Run `make record` (or reinstall requirements.txt)."))
+    found += [Problem(name, f"{OUTPUTS_DIR}/{MANIFEST_NAME} records `{name}`, but snippets/{name}.py does not "
+                            "exist. Run `make record` to drop its output.")
+              for name in sorted(set(entries) - set(snippets))]
     for path in orphans(root, snippets):
-        if path.relative_to(outputs_dir(root)).with_suffix("").as_posix() not in entries:
-            found.append(Problem("*", (
-                f"{path.relative_to(root)} belongs to no snippet (snippets/"
-                f"{path.relative_to(outputs_dir(root)).with_suffix('.py').as_posix()} does not exist). "
-                "Run `make record`, which removes it, or delete it."
-            )))
+        name = path.relative_to(outputs_dir(root)).with_suffix("").as_posix()
+        if name not in entries:
+            found.append(Problem("*", f"{path.relative_to(root)} belongs to no snippet (snippets/{name}.py does "
+                                      "not exist). Run `make record`, which removes it, or delete it."))
     return found
 
 
 def orphans(root: Path, snippets: dict[str, Snippet]) -> list[Path]:
     """Output files in outputs/ that no snippet owns, such as one a removed snippet left behind."""
     folder = outputs_dir(root)
-    return [path for path in sorted(folder.rglob("*.txt"))
-            if TRANSACTION not in path.relative_to(folder).parts
+    return [path for path in sorted(folder.rglob("*.txt")) if TRANSACTION not in path.relative_to(folder).parts
             and path.relative_to(folder).with_suffix("").as_posix() not in snippets]
 
 
@@ -157,29 +135,26 @@ def replace_file(path: Path, data: bytes) -> None:
 
 def recover(root: Path) -> None:
     """Finish a transaction that reached READY; discard one that did not."""
-    staging = outputs_dir(root) / TRANSACTION
+    folder, staging = outputs_dir(root), outputs_dir(root) / TRANSACTION
     if not staging.exists():
         return
-    ready = staging / READY
-    if ready.exists():
+    if (ready := staging / READY).exists():
         removals = json.loads(ready.read_text(encoding="utf-8"))["remove"]
         for staged in sorted(path for path in staging.rglob("*") if path.is_file() and path != ready):
-            target = outputs_dir(root) / staged.relative_to(staging)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(staged, target)
+            (folder / staged.relative_to(staging)).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staged, folder / staged.relative_to(staging))
         for name in removals:
-            (outputs_dir(root) / name).unlink(missing_ok=True)
-        for folder in sorted({(outputs_dir(root) / name).parent for name in removals}):
-            if folder != outputs_dir(root) and folder.is_dir() and not any(folder.iterdir()):
-                folder.rmdir()  # the folder of a removed part
-        _fsync_dir(outputs_dir(root))
+            (folder / name).unlink(missing_ok=True)
+        for emptied in sorted({(folder / name).parent for name in removals} - {folder}):
+            if emptied.is_dir() and not any(emptied.iterdir()):
+                emptied.rmdir()  # the folder of a removed part
+        _fsync_dir(folder)
     shutil.rmtree(staging)
 
 
 def commit(root: Path, files: dict[str, bytes], remove: list[str]) -> None:
     """Replace `files` (names inside outputs/) and delete `remove`, all or nothing."""
-    folder = outputs_dir(root)
-    staging = folder / TRANSACTION
+    staging = outputs_dir(root) / TRANSACTION
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     for name, data in files.items():
@@ -193,22 +168,20 @@ def exclusive(root: Path) -> Iterator[None]:
     """Hold the record lock, or refuse at once naming who holds it."""
     from filelock import FileLock, Timeout  # here: every build imports this module, none takes the lock
 
-    folder = outputs_dir(root)
-    folder.mkdir(exist_ok=True)
+    path = outputs_dir(root) / LOCK
+    path.parent.mkdir(exist_ok=True)
     # The file stays: it holds the pid of the run that has the lock, for the next run's refusal.
-    lock = FileLock(folder / LOCK, blocking=False, on_acquired=_write_holder)
+    lock = FileLock(path, blocking=False, on_acquired=_write_holder)
     try:
         lock.acquire()
     except Timeout:
-        holder = (folder / LOCK).read_text(encoding="utf-8").strip() or "unknown"
-        raise RecordError(
-            f"another record run (pid {holder}) is writing {OUTPUTS_DIR}/. "
-            "Wait for it to finish, then run `make record` again."
-        ) from None
+        holder = path.read_text(encoding="utf-8").strip() or "unknown"
+        raise RecordError(f"another record run (pid {holder}) is writing {OUTPUTS_DIR}/. "
+                          "Wait for it to finish, then run `make record` again.") from None
     try:
         yield
     finally:
-        os.truncate(folder / LOCK, 0)
+        os.truncate(path, 0)
         lock.release()
 
 
