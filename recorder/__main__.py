@@ -8,61 +8,51 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from recorder import check, compat_table, diff, pr_record
+from recorder import compat_page, diff, pr_record
 from recorder.compat import make_compat
 from recorder.errors import RecorderError
 from recorder.record import DEFAULT_TIMEOUT, attach, record
 
 
-def parse(argv: list[str]) -> argparse.Namespace:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m recorder", description=__doc__)
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: here)")
     commands = parser.add_subparsers(dest="command", required=True)
-
     run = commands.add_parser("record", help="re-run stale snippets and record their outputs")
     run.add_argument("--force", action="store_true", help="re-run every snippet")
     run.add_argument("--published", action="store_true",
                      help="attach the article's published outputs for model snippets (offline)")
     run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
-
     commands.add_parser("check", help="list recorded outputs that disagree with the snippets")
-
     compare = commands.add_parser("diff", help="what changed in the recorded outputs since a git ref, as Markdown")
     compare.add_argument("base", nargs="?", help=f"a git ref (default: the merge base with {diff.UPSTREAM} "
                                                  "when that ref exists, else HEAD)")
-
     catch_up = commands.add_parser("pr-record", help="record what is stale and report it; fails if anything was")
     catch_up.add_argument("--summary", type=Path, default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
                           help="also append the report to this file (default: $GITHUB_STEP_SUMMARY)")
-
     compat = commands.add_parser("compat", help="run every snippet with several transformers releases; "
                                                 "writes compat/results.json")
     compat.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
-    return parser.parse_args(argv)
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = parse(sys.argv[1:] if argv is None else argv)
-    root = args.root.resolve()
+    args = parser.parse_args(argv)
+    root, progress = args.root.resolve(), partial(print, flush=True)
     try:
         if args.command == "record":
-            (attach if args.published else record)(root, force=args.force, timeout=args.timeout,
-                                                    report=partial(print, flush=True))
+            (attach if args.published else record)(root, force=args.force, timeout=args.timeout, report=progress)
         elif args.command == "check":
-            found = check.problems(root)
+            found = pr_record.problems(root)
             for problem in found:
                 print(problem.message, file=sys.stderr)
             # Said, but not a failure (nor does it fail the build): the page shows a stale row of the
             # version table as "not yet checked", never with an old verdict, so the site stays true;
             # and `make compat` installs several transformers releases, too much to demand before
             # every deploy (publish.yml runs this check) or every build.
-            for problem in compat_table.problems(root):
+            for problem in compat_page.problems(root):
                 print(f"notice: {problem.message}", file=sys.stderr)
             return 1 if found else 0
         elif args.command == "diff":
             print(diff.report(root, args.base), end="")
         elif args.command == "pr-record":
-            if not pr_record.run(root, partial(record, report=partial(print, flush=True)), args.summary):
+            if not pr_record.run(root, partial(record, report=progress), args.summary):
                 print(pr_record.failure_line(), file=sys.stderr)
                 return 1
         else:

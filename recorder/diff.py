@@ -1,10 +1,5 @@
-"""`python -m recorder diff [BASE]`: what changed in the recorded outputs since a git ref, as Markdown.
-
-Each changed, added or removed output gets a heading, a unified diff of its
-text (a figure, which is SVG, is named by its title instead) and a table of
-what changed in its provenance, read from the two manifests. The Markdown
-reads the same in a terminal and in a GitHub job summary.
-"""
+"""`python -m recorder diff [BASE]`: what changed in the recorded outputs since a git ref, as Markdown
+that reads the same in a terminal and in a GitHub job summary."""
 
 from __future__ import annotations
 
@@ -13,9 +8,8 @@ import html
 import json
 import re
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from recorder import store
 from recorder.errors import RecorderError
@@ -31,8 +25,7 @@ class DiffError(RecorderError):
     """git cannot give the outputs to compare with; the message names the cause and the fix."""
 
 
-@dataclass(frozen=True)
-class Outputs:
+class Outputs(NamedTuple):
     """The recorded outputs at one point: manifest entries and texts, by snippet name."""
 
     entries: dict[str, dict[str, Any]]
@@ -40,51 +33,47 @@ class Outputs:
 
 
 def in_tree(root: Path) -> Outputs:
-    """The outputs as they are in the working tree."""
     entries = store.read_manifest(root)
-    texts = {name: path.read_text(encoding="utf-8", errors="replace")
-             for name in entries if (path := store.output_path(root, name)).exists()}
-    return Outputs(entries, texts)
+    return Outputs(entries, {name: path.read_text(encoding="utf-8", errors="replace")
+                             for name in entries if (path := store.output_path(root, name)).exists()})
 
 
 def at_ref(root: Path, ref: str) -> Outputs:
     """The outputs committed at `ref`; none when it has no manifest."""
-    manifest = _git_file(root, ref, f"{OUTPUTS_DIR}/{MANIFEST_NAME}")
-    if manifest is None:
-        return Outputs({}, {})
+    def read(path: str) -> bytes | None:
+        found = _git(root, "cat-file", "blob", f"{ref}:./{OUTPUTS_DIR}/{path}")
+        return found.stdout if found.returncode == 0 else None
+
+    manifest = read(MANIFEST_NAME)
     try:
-        entries = json.loads(manifest)["snippets"]
+        entries = {} if manifest is None else json.loads(manifest)["snippets"]
     except (ValueError, KeyError, TypeError) as error:
         raise DiffError(f"{ref}:{OUTPUTS_DIR}/{MANIFEST_NAME} is not a valid manifest ({error}). "
                         "Compare with another commit: `python -m recorder diff REF`.") from None
-    texts = {name: text.decode("utf-8", errors="replace") for name in entries
-             if (text := _git_file(root, ref, f"{OUTPUTS_DIR}/{name}.txt")) is not None}
-    return Outputs(entries, texts)
-
-
-def resolve(root: Path, ref: str | None) -> tuple[str, str]:
-    """The commit to compare with, and how the report names it in Markdown: `ref`, checked to be a
-    commit; by default the merge base with origin/main, else HEAD."""
-    _check_repository(root)
-    if ref is not None:
-        _verified(root, ref, fix="Pass a branch, tag or commit that exists (`git fetch` a remote one first), "
-                                 "e.g. `make diff BASE=HEAD~1`.")
-        return ref, f"`{ref}`"
-    if _git(root, "rev-parse", "--verify", "--quiet", f"{UPSTREAM}^{{commit}}").returncode != 0:
-        _verified(root, "HEAD", fix="Commit something first, or pass a ref: `make diff BASE=REF`.")
-        return "HEAD", "`HEAD`"
-    merge_base = _git(root, "merge-base", UPSTREAM, "HEAD")
-    if merge_base.returncode != 0:
-        raise DiffError(f"HEAD and {UPSTREAM} in {root} have no commit in common. "
-                        "Pass the ref to compare with: `make diff BASE=REF`.")
-    # The shortest unambiguous name reads better in the diff's headers.
-    commit = _git(root, "rev-parse", "--short", merge_base.stdout.decode().strip()).stdout.decode().strip()
-    return commit, f"the merge base with `{UPSTREAM}` (`{commit}`)"
+    return Outputs(entries, {name: text.decode("utf-8", errors="replace") for name in entries
+                             if (text := read(f"{name}.txt")) is not None})
 
 
 def report(root: Path, ref: str | None = None) -> str:
-    """The Markdown of `python -m recorder diff`: the working tree against `ref`."""
-    base, label = resolve(root, ref)
+    """The working tree against `ref`; by default against the merge base with origin/main, else HEAD."""
+    found = _git(root, "rev-parse", "--git-dir")
+    if found.returncode != 0:
+        raise DiffError(f"{root} is not a git repository git can read ({found.stderr.decode().strip()}). "
+                        "`python -m recorder diff` compares outputs/ with a commit: run it in a clone of the project.")
+    if ref is None and _short(root, UPSTREAM):
+        base = _short(root, _git(root, "merge-base", UPSTREAM, "HEAD").stdout.decode().strip())
+        if not base:
+            raise DiffError(f"HEAD and {UPSTREAM} in {root} have no commit in common. "
+                            "Pass the ref to compare with: `make diff BASE=REF`.")
+        label = f"the merge base with `{UPSTREAM}` (`{base}`)"
+    else:
+        base = ref or "HEAD"
+        label = f"`{base}`"
+        if not _short(root, base):
+            fix = ("Commit something first, or pass a ref: `make diff BASE=REF`." if ref is None else
+                   "Pass a branch, tag or commit that exists (`git fetch` a remote one first), "
+                   "e.g. `make diff BASE=HEAD~1`.")
+            raise DiffError(f"`{base}` is not a commit of the git repository at {root}. {fix}")
     return render(at_ref(root, base), in_tree(root), label, before_name=base)
 
 
@@ -100,22 +89,28 @@ def render(before: Outputs, after: Outputs, label: str, *, before_name: str = "b
 
 def _section(name: str, before: Outputs, after: Outputs, before_name: str) -> str | None:
     old, new = before.texts.get(name), after.texts.get(name)
-    provenance = _provenance_table(before.entries.get(name), after.entries.get(name))
-    if old == new and not provenance:
+    table = _provenance_table(before.entries.get(name), after.entries.get(name))
+    if old == new and not table:
         return None
-    what = "added" if old is None else "removed" if new is None else "changed"
     path = f"{OUTPUTS_DIR}/{name}.txt"
     if old == new:
         body = "Same text; its provenance changed."
-    elif _is_figure(old) or _is_figure(new):
-        body = _figure_change(old, new)
     else:
-        body = _fenced(_unified(old, new, f"{before_name}:{path}", path), "diff")
-    return "\n\n".join([f"### `{name}`: {what}", body, *([provenance] if provenance else [])]) + "\n"
+        body = _figure_change(old, new) or _unified(old, new, f"{before_name}:{path}", path)
+    what = "added" if old is None else "removed" if new is None else "changed"
+    return "\n\n".join([f"### `{name}`: {what}", body, *([table] if table else [])]) + "\n"
 
 
-def _is_figure(text: str | None) -> bool:
-    return text is not None and text.lstrip().startswith("<svg")
+def _figure_change(old: str | None, new: str | None) -> str | None:
+    """How a figure (an SVG) changed, named by its title; None when neither text is a figure."""
+    if not any(text is not None and text.lstrip().startswith("<svg") for text in (old, new)):
+        return None
+    was, now = _title(old), _title(new)
+    if old is None:
+        return f"New figure: {now}."
+    if new is None:
+        return f"Removed figure: {was}."
+    return f"Figure {now} changed." if was == now else f"Figure changed: was {was}, now {now}."
 
 
 def _title(text: str | None) -> str:
@@ -123,52 +118,34 @@ def _title(text: str | None) -> str:
     return f"“{html.unescape(found.group(1)).strip()}”" if found else "a figure without a <title>"
 
 
-def _figure_change(old: str | None, new: str | None) -> str:
-    if old is None:
-        return f"New figure: {_title(new)}."
-    if new is None:
-        return f"Removed figure: {_title(old)}."
-    if _title(old) == _title(new):
-        return f"Figure {_title(new)} changed."
-    return f"Figure changed: was {_title(old)}, now {_title(new)}."
-
-
 def _unified(old: str | None, new: str | None, old_name: str, new_name: str) -> str:
-    """A unified diff that, like git's, marks a last line without a newline."""
+    """A unified diff that, like git's, marks a last line without a newline; fenced so no backticks in it close it."""
     lines = difflib.unified_diff(_LINES.findall(old or ""), _LINES.findall(new or ""),
                                  "/dev/null" if old is None else old_name, "/dev/null" if new is None else new_name)
-    return "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines)
-
-
-def _fenced(text: str, language: str) -> str:
-    """A fence longer than any run of backticks in `text`, so the text cannot close it."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{language}\n{text}{fence}"
+    text = "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines)
+    fence = "`" * max(3, 1 + max(map(len, re.findall(r"`+", text)), default=0))
+    return f"{fence}diff\n{text}{fence}"
 
 
 def _provenance(entry: dict[str, Any] | None) -> dict[str, str]:
-    """Where an output came from, fact by fact, in Markdown: who ran it on what of GPT-2, worded as
-    the line under it on the site, then the sha256 of each file of GPT-2 it loaded and each library version."""
+    """Where an output came from, fact by fact, in Markdown: who ran it on what of GPT-2, worded as the line
+    under it on the site, then the sha256 of each file of GPT-2 it loaded and each library's version."""
     if not entry:
         return {}
     origin = Origin.of(entry)
     files = sorted((origin.model.get("files") or {}).items())
-    return {"origin": f"{origin.who} · {origin.gpt2(backticks)}",
-            **{f"sha256 of {file}": backticks(digest) for file, digest in files},
-            **{library: backticks(version) for library, version in (entry.get("versions") or {}).items()}}
+    facts = {"origin": f"{origin.who} · {origin.gpt2(backticks)}",
+             **{f"sha256 of {file}": backticks(digest) for file, digest in files},
+             **{library: backticks(version) for library, version in (entry.get("versions") or {}).items()}}
+    # A pipe would end the table cell, even inside backticks.
+    return {fact: value.replace("|", "\\|") for fact, value in facts.items()}
 
 
 def _provenance_table(old: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
     before, after = _provenance(old), _provenance(new)
-    rows = [f"| {fact} | {_cell(before.get(fact))} | {_cell(after.get(fact))} |"
+    rows = [f"| {fact} | {before.get(fact, '—')} | {after.get(fact, '—')} |"
             for fact in {**before, **after} if before.get(fact) != after.get(fact)]
     return "\n".join(["| provenance | before | after |", "| --- | --- | --- |", *rows]) if rows else ""
-
-
-def _cell(value: str | None) -> str:
-    # A pipe would end the table cell, even inside backticks.
-    return "—" if value is None else value.replace("|", "\\|")
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -179,20 +156,6 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
                         "with from git. Install git (`apt-get install git`), then run it again.") from None
 
 
-def _check_repository(root: Path) -> None:
-    found = _git(root, "rev-parse", "--git-dir")
-    if found.returncode != 0:
-        raise DiffError(f"{root} is not a git repository git can read ({found.stderr.decode().strip()}). "
-                        "`python -m recorder diff` compares outputs/ with a commit: run it in a clone "
-                        "of the project.")
-
-
-def _verified(root: Path, ref: str, *, fix: str) -> None:
-    if _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode != 0:
-        raise DiffError(f"`{ref}` is not a commit of the git repository at {root}. {fix}")
-
-
-def _git_file(root: Path, ref: str, path: str) -> bytes | None:
-    """The file at `path` (from the project folder) in commit `ref`, or None if it has none."""
-    found = _git(root, "cat-file", "blob", f"{ref}:./{path}")
-    return found.stdout if found.returncode == 0 else None
+def _short(root: Path, ref: str) -> str:
+    """The shortest unambiguous name of the commit `ref` names, or "" when it names none."""
+    return _git(root, "rev-parse", "--verify", "--quiet", "--short", f"{ref}^{{commit}}").stdout.decode().strip()

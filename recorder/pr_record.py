@@ -1,11 +1,5 @@
-"""`python -m recorder pr-record`: record what a pull request left stale, and tell its author.
-
-When `python -m recorder check` finds nothing, the summary says that no output
-changed. Otherwise the outputs are recorded as `make record` records them
-(against GPT-2 at the pinned revision, its weights' sha256 verified), the
-summary shows what recording changed, and the command fails with what the
-contributor must commit.
-"""
+"""`python -m recorder check`: what lags behind the sources; `pr-record`: record what a pull request left stale,
+and tell its author."""
 
 from __future__ import annotations
 
@@ -13,7 +7,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from recorder import check, diff
+from recorder import diff, notebook, store
 from recorder.pinned import OUTPUTS_DIR
 from recorder.project import NOTEBOOKS_DIR, Project
 
@@ -23,12 +17,17 @@ UP_TO_DATE = "No recorded output changed: every output and notebook is committed
 RECORD_ELSEWHERE = "run `make record` where GPT-2 can be loaded and commit outputs/ and docs/notebooks/."
 INSTRUCTION = (f"Commit the files of this run's `{ARTIFACT}` artifact (unzip it at the top of your clone; "
                f"it holds outputs/ and docs/notebooks/), or {RECORD_ELSEWHERE}")
-RecordStep = Callable[[Path], object]
 
 
-def run(root: Path, record_step: RecordStep, summary: Path | None) -> bool:
+def problems(root: Path) -> list[store.Problem]:
+    """Stale or hand-edited outputs first, then notebooks that differ from what `make record` writes."""
+    project, recorded = notebook.load(root)
+    return store.problems(project.root, entries=recorded.manifest) + notebook.problems(project, recorded)
+
+
+def run(root: Path, record_step: Callable[[Path], object], summary: Path | None) -> bool:
     """Whether the committed outputs were up to date; when not, records them and reports the change."""
-    stale = check.problems(root)
+    stale = problems(root)
     if not stale:
         publish(UP_TO_DATE, summary)
         return True
@@ -40,7 +39,12 @@ def run(root: Path, record_step: RecordStep, summary: Path | None) -> bool:
         publish(f"{found}\nRecording them here failed: {error}\n\nInstead, {RECORD_ELSEWHERE}\n", summary)
         raise
     changes = diff.render(before, diff.in_tree(root), "the pull request's commit", before_name="committed")
-    publish(f"{found}\n{changes}\n{deleted(sorted(files - generated_files(root)))}**{INSTRUCTION}**\n", summary)
+    gone = sorted(files - generated_files(root))
+    if gone:  # unzipping the artifact cannot delete a file, so its author must
+        it, s = ("it", "") if len(gone) == 1 else ("them", "s")
+        changes += (f"\nRecording deleted {len(gone)} file{s}, which the artifact cannot: delete {it} in your clone "
+                    f"too, `git rm {' '.join(gone)}`.\n\n" + "".join(f"- `{path}`\n" for path in gone))
+    publish(f"{found}\n{changes}\n**{INSTRUCTION}**\n", summary)
     return False
 
 
@@ -51,17 +55,6 @@ def generated_files(root: Path) -> set[str]:
     return {path.relative_to(project.root).as_posix() for folder in folders if folder.is_dir()
             for path in folder.rglob("*")
             if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts)}
-
-
-def deleted(paths: list[str]) -> str:
-    """What the recording removed (an output of a removed snippet, one no snippet owns, a notebook of
-    a removed part): unzipping the artifact cannot delete them, so the author must."""
-    if not paths:
-        return ""
-    listed = "".join(f"- `{path}`\n" for path in paths)
-    return (f"Recording deleted {len(paths)} file{'s' if len(paths) > 1 else ''}, which the artifact cannot: "
-            f"delete {'them' if len(paths) > 1 else 'it'} in your clone too, "
-            f"`git rm {' '.join(paths)}`.\n\n{listed}\n")
 
 
 def publish(markdown: str, summary: Path | None) -> None:
