@@ -1,32 +1,36 @@
-"""Prepare a built page for mkdocs-llmstxt, which converts it into the page's Markdown version.
+"""mkdocs-llmstxt's `preprocess` module (mkdocs.yml names it): clean a built page up for its Markdown version.
 
-mkdocs.yml names this file as the plugin's `preprocess` module. The plugin's own
-clean-up (`autoclean`) deletes every <svg> before this would run, and with it a
-figure's text alternative, so it is turned off and the clean-up is done here:
-a figure becomes its title and text alternative, an output's record a list
-after its provenance line, a notebook cell plain Python, and what only a
-browser uses (permalinks, copy buttons, icons, styles) is dropped.
-
-Elements are found with find_all rather than CSS selectors: compiling selectors
-costs more than converting a page.
+The plugin's own `autoclean` deletes every <svg>, and with it a figure's text alternative, so it is off and
+this cleans up: a figure becomes its title and text alternative, an output's record a list after its
+provenance line, a notebook cell plain Python; what only a browser uses (permalinks, copy buttons, icons,
+styles) goes. It uses find_all, not CSS selectors, whose compiling costs more than converting a page.
 """
 
 from __future__ import annotations
 
-from bs4 import BeautifulSoup, Tag
+from bs4 import BeautifulSoup, PageElement, Tag
 
-# Only a browser uses these: heading permalinks (the site's and the notebook's), the notebook's
-# copy buttons and the hidden copies of its cells' source.
+# Heading permalinks (the site's and the notebook's), the notebook's copy buttons and hidden copies of cells.
 _BROWSER_ONLY_CLASSES = {"headerlink", "anchor-link", "zeroclipboard-container", "clipboard-copy-txt"}
 _BROWSER_ONLY_TAGS = {"svg", "img", "style", "script"}
 
 
 def preprocess(soup: BeautifulSoup, output: str) -> None:
     """The plugin's entry point; `output` is the path of the Markdown file being written."""
-    for figure in soup.find_all("figure", class_="recorded-figure"):
-        figure_as_text(soup, figure)
+    for svg in (figure.find("svg") for figure in soup.find_all("figure", class_="recorded-figure")):
+        if svg:  # the figure's title and text alternative (the page's ALT) where its drawing was
+            described = [part.get_text(" ", strip=True).rstrip(".") for part in (svg.find("title"), svg.find("desc"))
+                         if part]
+            svg.replace_with(_labelled(soup, "p", "Figure:", f"{'. '.join(described)}."))
     for record in soup.find_all("details", class_="provenance-record"):
-        record_as_list(soup, record)
+        # The record as a list of `label: value` after its provenance line, which stays one line.
+        terms = record.find("dl").extract()
+        fields = soup.new_tag("ul")
+        fields.extend([_labelled(soup, "li", f"{term.get_text()}:", *term.find_next_sibling("dd").contents)
+                       for term in terms.find_all("dt", recursive=False)])
+        (record.find_parent(class_="provenance") or record).insert_after(fields)
+        record.summary.unwrap()
+        record.unwrap()
     for cell in soup.find_all("div", class_="highlight-ipynb"):
         if "hl-python" in cell["class"]:
             cell["class"].append("language-python")  # the plugin labels a fence by this class
@@ -38,36 +42,8 @@ def browser_only(element: Tag) -> bool:
     return element.name in _BROWSER_ONLY_TAGS or not _BROWSER_ONLY_CLASSES.isdisjoint(element.get("class") or ())
 
 
-def figure_as_text(soup: BeautifulSoup, figure: Tag) -> None:
-    """Put the figure's title and text alternative (the page's ALT) where its drawing was."""
-    svg = figure.find("svg")
-    if svg is None:
-        return
-    described = [part.get_text(" ", strip=True).rstrip(".") for part in (svg.find("title"), svg.find("desc"))
-                 if part]
-    text = soup.new_tag("p")
-    label = soup.new_tag("strong")
-    label.string = "Figure:"
-    text.append(label)
-    text.append(f" {'. '.join(described)}.")
-    svg.replace_with(text)
-
-
-def record_as_list(soup: BeautifulSoup, record: Tag) -> None:
-    """Show the record as a list of `label: value` after its provenance line, which stays one line."""
-    fields = soup.new_tag("ul")
-    terms = record.find("dl")
-    for term in terms.find_all("dt", recursive=False):
-        item = soup.new_tag("li")
-        label = soup.new_tag("strong")
-        label.string = f"{term.get_text()}:"
-        item.append(label)
-        item.append(" ")
-        value = term.find_next_sibling("dd")
-        item.extend(list(value.contents) if value else [])
-        fields.append(item)
-    terms.decompose()
-    line = record.find_parent(class_="provenance") or record
-    line.insert_after(fields)
-    record.summary.unwrap()
-    record.unwrap()
+def _labelled(soup: BeautifulSoup, name: str, label: str, *contents: PageElement | str) -> Tag:
+    element, strong = soup.new_tag(name), soup.new_tag("strong")
+    strong.string = label
+    element.extend([strong, " ", *contents])
+    return element

@@ -1,10 +1,7 @@
-"""The companion notebook of a page: its examples as cells, under them their recorded outputs.
+"""Each part's companion notebook, generated, never edited: its page's code and example blocks, in page order,
+as cells (read as the page's `--8<--` includes read them), under each example its recorded output.
 
-It is generated, never edited. `make record` writes it from the page's code and
-example directives (in page order), the snippet sections they show (read the
-way the page's `--8<--` includes read them) and the outputs recorded for them.
-The build reports a notebook that differs from what `generate` returns now,
-like any other drift.
+The build reports a notebook that differs from what `generate` returns now, like any other drift.
 """
 
 from __future__ import annotations
@@ -29,40 +26,33 @@ from packaging.utils import canonicalize_name
 from recorder import snippets, store
 from recorder.directives import Example, Listing, parse
 from recorder.errors import RecorderError
-from recorder.pages import PageError, Recorded, check_include, fence, recorded
+from recorder.pages import PageError, Recorded, fence, recorded
 from recorder.pinned import SNIPPETS_DIR
 from recorder.project import NOTEBOOKS_DIR, Part, Project
 from recorder.provenance import Origin
 from recorder.snippets import REQUIREMENTS
 
 
-def load(root: Path, manifest: dict[str, dict[str, Any]] | None = None) -> tuple[Project, Recorded]:
-    """The project and its recorded outputs, as the build reads them (a record run passes its manifest)."""
+def load(root: Path) -> tuple[Project, Recorded]:
+    """The project and its recorded outputs, as the build reads them."""
     project = Project.load(root)
-    return project, recorded(project, manifest=manifest)
+    return project, recorded(project)
 
 
 def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
-    """The notebook of `part`: the bytes `make record` writes, once `update` found them valid, and
-    that the build compares with the committed ones."""
+    """The notebook of `part`, as `make record` writes it and the build expects it."""
     markdown = get_data((project.docs_dir / part.page).read_text(encoding="utf-8"))[0]
-    # Each code or example block, in page order: what the notebook shows.
     blocks = [directive for directive in parse(markdown, part.page) if isinstance(directive, Listing)]
     outputs = {block.name: recorded.output(block.name) for block in blocks if isinstance(block, Example)}
-    for block in blocks:
-        check_include(recorded.root, block.file, block.section)
-    section = _section_reader(project.config, recorded.root)
+    section = _section_reader(project.config, recorded.root)  # which checks each include, before _imports reads it
+    examples = [_cell("code", section(block), f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}",
+                      [{"output_type": "stream", "name": "stdout", "text": outputs[block.name]}]
+                      if isinstance(block, Example) else [])
+                for number, block in enumerate(blocks, 1)]
     imports = _imports(recorded.root, blocks)
-    cells = [
-        _cell("markdown", _introduction(markdown, recorded, blocks), "about"),
-        _cell("code", "%pip install " + " ".join(_pins(recorded.root, imports)), "install"),
-        _cell("code", "\n".join(sorted(imports, key=_module_of)), "imports"),
-    ]
-    for number, block in enumerate(blocks, 1):
-        shown = ([{"output_type": "stream", "name": "stdout", "text": outputs[block.name]}]
-                 if isinstance(block, Example) else [])
-        cell_id = f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}"[:64]
-        cells.append(_cell("code", section(block), cell_id.replace("_", "-"), shown))
+    cells = [_cell("markdown", _introduction(markdown, recorded, blocks), "about"),
+             _cell("code", "%pip install " + " ".join(_pins(recorded.root, imports)), "install"),
+             _cell("code", "\n".join(sorted(imports, key=_module_of)), "imports"), *examples]
     metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                 "language_info": {"name": "python"}}
     notebook = nbformat.from_dict({"nbformat": v4.nbformat, "nbformat_minor": v4.nbformat_minor,
@@ -71,19 +61,19 @@ def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
 
 
 def _cell(kind: str, source: str, cell_id: str, outputs: list[dict[str, str]] | None = None) -> dict[str, Any]:
-    """A cell as nbformat's schema has it. `update` checks the notebook once, as a whole:
-    nbformat's `v4.new_*` helpers would validate every cell and output on its own as well."""
-    cell: dict[str, Any] = {"cell_type": kind, "id": cell_id, "metadata": {}, "source": source}
-    if kind == "code":
-        cell |= {"execution_count": None, "outputs": outputs or []}
-    return cell
+    """A cell as nbformat's schema has it, unchecked: `update` validates the notebook once, as a whole."""
+    cell: dict[str, Any] = {"cell_type": kind, "id": cell_id[:64].replace("_", "-"), "metadata": {}, "source": source}
+    return cell | {"execution_count": None, "outputs": outputs or []} if kind == "code" else cell
 
 
 def problems(project: Project, recorded: Recorded) -> list[store.Problem]:
     """Each companion notebook that is missing, differs from what `generate` returns now, or belongs to no part."""
     found = []
-    for part in project.parts():
-        path, shown = _path(project, part.notebook)
+    for path, shown, part in _notebooks(project):
+        if part is None:
+            found.append(store.Problem("*", f"{shown} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). "
+                                            "Delete it, or run `make record`, which does."))
+            continue
         try:
             expected = generate(project, recorded, part)
         except PageError:
@@ -94,21 +84,20 @@ def problems(project: Project, recorded: Recorded) -> list[store.Problem]:
         if not path.exists():
             found.append(store.Problem("*", f"{shown} is missing. Run `make record` and commit it."))
         elif path.read_bytes() != expected:
-            found.append(store.Problem("*", (
-                f"{shown} differs from what `make record` generates from docs/{part.page}, its snippets "
-                f"and {REQUIREMENTS} (edited by hand, or not regenerated). Notebooks are never "
-                "edited: run `make record` and commit it."
-            )))
-    return found + [store.Problem("*", f"{shown} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). "
-                                       "Delete it, or run `make record`, which does.")
-                    for path, shown in _orphans(project)]
+            found.append(store.Problem("*", f"{shown} differs from what `make record` generates from docs/{part.page}, "
+                                            f"its snippets and {REQUIREMENTS} (edited by hand, or not regenerated). "
+                                            "Notebooks are never edited: run `make record` and commit it."))
+    return found
 
 
 def update(project: Project, report: Callable[[str], None], manifest: dict[str, dict[str, Any]]) -> None:
     """Rewrite each companion notebook that differs from what `generate` returns now; drop those of no part."""
     found = recorded(project, manifest=manifest)
-    for part in project.parts():
-        path, shown = _path(project, part.notebook)
+    for path, shown, part in _notebooks(project):
+        if part is None:
+            path.unlink()
+            report(f"removed {shown}, whose part is gone")
+            continue
         try:
             data = generate(project, found, part)
             nbformat.validate(json.loads(data))
@@ -119,22 +108,14 @@ def update(project: Project, report: Callable[[str], None], manifest: dict[str, 
             path.parent.mkdir(exist_ok=True)
             store.replace_file(path, data)
             report(f"wrote {shown}")
-    for path, shown in _orphans(project):
-        path.unlink()
-        report(f"removed {shown}, whose part is gone")
 
 
-def _path(project: Project, notebook: str) -> tuple[Path, str]:
-    """A notebook's file, and how messages name it: from the project's folder."""
-    path = project.docs_dir / notebook
-    return path, path.relative_to(project.root).as_posix()
-
-
-def _orphans(project: Project) -> list[tuple[Path, str]]:
-    owned = {part.notebook for part in project.parts()}
-    return [_path(project, f"{NOTEBOOKS_DIR}/{path.name}")
-            for path in sorted((project.docs_dir / NOTEBOOKS_DIR).glob("*.ipynb"))
-            if f"{NOTEBOOKS_DIR}/{path.name}" not in owned]
+def _notebooks(project: Project) -> list[tuple[Path, str, Part | None]]:
+    """Each part's notebook, then each notebook of no part, with how messages name it: from the project's folder."""
+    owned: dict[Path, Part | None] = {project.docs_dir / part.notebook: part for part in project.parts()}
+    for path in sorted((project.docs_dir / NOTEBOOKS_DIR).glob("*.ipynb")):
+        owned.setdefault(path, None)
+    return [(path, path.relative_to(project.root).as_posix(), part) for path, part in owned.items()]
 
 
 def _section_reader(config: MkDocsConfig, root: Path) -> Callable[[Listing], str]:
@@ -145,33 +126,22 @@ def _section_reader(config: MkDocsConfig, root: Path) -> Callable[[Listing], str
     settings["base_path"] = [os.path.abspath(base) for base in ([bases] if isinstance(bases, str) else bases)]
     reader = Markdown(extensions=["pymdownx.snippets"],
                       extension_configs={"pymdownx.snippets": settings}).preprocessors["snippet"]
-
-    def read(block: Listing) -> str:
-        body = fence(root, block.file, block.section)[1:-1]  # the lines between the fences
-        return "\n".join(reader.run(body)).strip("\n")
-
-    return read
+    # The lines between the fences of the block the page shows.
+    return lambda block: "\n".join(reader.run(fence(root, block.file, block.section)[1:-1])).strip("\n")
 
 
 def _imports(root: Path, blocks: list[Listing]) -> dict[str, str]:
-    """The import statements of the shown snippets, by text, minus imports of other snippets.
-
-    Sections show the code without its imports; the notebook gathers them in one cell.
-    """
+    """Each import statement of the shown snippets (-> its file) but of other snippets: sections leave them out."""
     folders = {root / SNIPPETS_DIR, *(root / SNIPPETS_DIR / PurePosixPath(block.file).parent for block in blocks)}
     local = {path.stem for folder in folders for path in folder.glob("*.py")}
     statements: dict[str, str] = {}
     for file in dict.fromkeys(block.file for block in blocks):
         source = (root / SNIPPETS_DIR / file).read_text(encoding="utf-8")
         for node in ast.parse(source).body:
-            if isinstance(node, ast.Import):
-                modules = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                modules = [node.module]
-            else:
-                continue
-            if not any(module.split(".")[0] in local for module in modules):
-                statements.setdefault(ast.get_source_segment(source, node), file)
+            if isinstance(node, ast.Import | ast.ImportFrom) and not getattr(node, "level", 0):
+                modules = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module]
+                if not any(str(module).split(".")[0] in local for module in modules):
+                    statements.setdefault(ast.get_source_segment(source, node), file)
     return statements
 
 
@@ -179,27 +149,22 @@ def _module_of(statement: str) -> str:
     return statement.split()[1]
 
 
+def pins_providing(pinned: Mapping[str, str], module: str) -> list[str]:
+    """The pins of `snippets.pins` for the packages providing `module`. Most are named like it: only the others
+    need the slow map of every installed package's files."""
+    names = [module] if canonicalize_name(module) in pinned else metadata.packages_distributions().get(module, [])
+    return [pinned[canonicalize_name(name)] for name in names if canonicalize_name(name) in pinned]
+
+
 def _pins(root: Path, imports: dict[str, str]) -> list[str]:
     """`NAME==VERSION` from requirements.txt for each installed package the imports need."""
-    pinned = snippets.pins(root)
-    distributions: Mapping[str, list[str]] = {}
-    wanted = set()
+    pinned, wanted = snippets.pins(root), set()
     for statement, file in imports.items():
-        module = _module_of(statement).split(".")[0]
-        if module in sys.stdlib_module_names:
-            continue
-        # Most packages are named like their module; only the others need the slow map
-        # of every installed package's files.
-        if canonicalize_name(module) not in pinned:
-            distributions = distributions or metadata.packages_distributions()
-        names = distributions.get(module, [module])
-        pins = [pinned[name] for name in map(canonicalize_name, names) if name in pinned]
-        if not pins:
-            raise store.RecordError(
-                f"{SNIPPETS_DIR}/{file} imports `{module}`, which {REQUIREMENTS} does not pin. "
-                f"Pin the package that provides it there as NAME==VERSION."
-            )
-        wanted.update(pins)
+        if (module := _module_of(statement).split(".")[0]) not in sys.stdlib_module_names:
+            if not (found := pins_providing(pinned, module)):
+                raise store.RecordError(f"{SNIPPETS_DIR}/{file} imports `{module}`, which {REQUIREMENTS} does not "
+                                        "pin. Pin the package that provides it there as NAME==VERSION.")
+            wanted.update(found)
     return sorted(wanted, key=str.lower)
 
 

@@ -1,8 +1,9 @@
-"""What the page directives show: snippet includes, and recorded outputs as HTML.
+"""What the page directives show: snippet includes, and recorded outputs and figures as HTML.
 
-`Recorded` is what a page may read. `check_include` and `highlighted_lines` read snippet sections
-the way pymdownx.snippets includes them; `render_output` and `render_figure` give an output or a
-figure (inlined once `inline_svg` allowed each of its elements) its HTML, over its provenance line.
+`Recorded` is what a page may read. `check_include`, `highlighted_lines` and `fence` read snippet sections
+as pymdownx.snippets includes them. A figure is a snippet's output, and inline SVG can run script, load
+other hosts or restyle the page: `checked_svg` lets in only drawing elements and presentation attributes
+that refer to nothing outside the figure.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
+from defusedxml import DefusedXmlException
+from defusedxml import ElementTree as DefusedElementTree
 from pymdownx.snippets import SnippetPreprocessor
 
 from recorder import provenance, store
 from recorder.errors import RecorderError
-from recorder.inline_svg import UnsafeFigure, accessible_svg
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
 from recorder.project import Project
 from recorder.repository import Repository
@@ -27,10 +30,26 @@ from recorder.snippets import pins
 # The marker pattern pymdownx.snippets itself uses, so line numbers count what it includes.
 _SECTION_MARKER = SnippetPreprocessor.RE_SNIPPET_SECTION
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+SVG_NAMESPACE = "http://www.w3.org/2000/svg"
+ALLOWED_ELEMENTS = frozenset({"svg", "g", "rect", "text", "tspan", "line", "path", "polyline", "polygon", "circle",
+                              "title", "desc", "defs", "marker"})
+ALLOWED_ATTRIBUTES = frozenset({
+    "id", "class", "viewBox", "width", "height", "preserveAspectRatio", "transform",
+    "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "dx", "dy", "d", "points",
+    "fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacity", "stroke-dasharray",
+    "stroke-linecap", "stroke-linejoin", "opacity",
+    "font-size", "font-weight", "font-style", "font-family", "text-anchor", "dominant-baseline",
+    "marker-start", "marker-mid", "marker-end", "markerWidth", "markerHeight", "markerUnits", "refX", "refY", "orient",
+})
+_LOCAL_REFERENCE = re.compile(r"url\(#[A-Za-z][-\w.]*\)")  # the one url() allowed: an element of the figure
 
 
 class PageError(RecorderError):
     """A directive the build cannot resolve; the message names the page and the fix."""
+
+
+class UnsafeFigure(PageError):
+    """A recorded figure that is not plain SVG drawing; the message names the file and the fix."""
 
 
 @dataclass(frozen=True)
@@ -65,25 +84,21 @@ class Recorded:
         path = store.output_path(self.root, name)
         if name not in self.manifest or not path.exists():
             raise PageError(f"{SNIPPETS_DIR}/{name}.py has no recorded output. Run `make record`.")
-        # Recorded outputs are valid UTF-8; one edited by hand may not be, and the
-        # preview must still render it (beside its stale warning) rather than crash.
+        # A hand-edited output may not be UTF-8: the preview still renders it, beside its stale warning.
         return path.read_text(encoding="utf-8", errors="replace")
 
     def value(self, name: str) -> str:
         if name in self.builtins and name not in self.values:
             return self.builtins[name]
-        spec = self.values.get(name)
-        if spec is None:
+        if (spec := self.values.get(name)) is None:
             known = ", ".join(sorted({*self.values, *self.builtins})) or "none"
             raise PageError(f"unknown value `{name}` (known: {known}). Declare it under `values:` in the "
                             "page's front matter.")
         output = f"{self.part}/{spec['output']}"
         match = re.search(spec["pattern"], self.output(output), re.M)
         if match is None or match.re.groups != 1:
-            raise PageError(
-                f"value `{name}`: pattern {spec['pattern']!r} (one group) finds nothing in "
-                f"{OUTPUTS_DIR}/{output}.txt. Fix the pattern in the page's front matter to match that output."
-            )
+            raise PageError(f"value `{name}`: pattern {spec['pattern']!r} (one group) finds nothing in "
+                            f"{OUTPUTS_DIR}/{output}.txt. Fix the pattern in the page's front matter to match that output.")
         return match.group(1)
 
 
@@ -98,8 +113,7 @@ def recorded(project: Project, repository: Repository | None = None,
 
 
 def _markers(path: Path) -> list[tuple[str, str] | None]:
-    """Per line of a snippet, ("start" or "end", section) if it is a marker pymdownx.snippets itself
-    recognises, so that the checks here and the include agree."""
+    """Per line of a snippet, ("start" or "end", section) where pymdownx.snippets sees a marker."""
     matches = [_SECTION_MARKER.match(line) if "8<-" in line else None
                for line in path.read_text(encoding="utf-8").splitlines()]
     return [(match.group("type").lower(), match.group("name")) if match and not match.group("escape") else None
@@ -111,10 +125,8 @@ def check_include(root: Path, file: str, section: str | None) -> None:
     path = root / SNIPPETS_DIR / file
     if not path.is_file():
         raise PageError(f"{SNIPPETS_DIR}/{file} does not exist. Fix the directive's file name.")
-    if section is None:
-        return
-    markers = _markers(path)
-    for edge in ("start", "end"):
+    markers = _markers(path) if section else []
+    for edge in ("start", "end") if section else ():
         if (edge, section) not in markers:
             raise PageError(
                 f"{SNIPPETS_DIR}/{file} has no `# --8<-- [{edge}:{section}]` marker. Mark the lines "
@@ -123,44 +135,35 @@ def check_include(root: Path, file: str, section: str | None) -> None:
 
 
 def highlighted_lines(root: Path, file: str, section: str | None, subsection: str) -> list[int]:
-    """Where the lines of `subsection` fall in the code block that shows `section` (from 1).
-
-    pymdownx.snippets leaves every marker line out of what it includes, so
-    marker lines are not counted.
-    """
+    """Where the lines of `subsection` fall, from 1, in the code block that shows `section`, whose marker
+    lines pymdownx.snippets leaves out."""
     check_include(root, file, subsection)
     inside, in_subsection, shown, numbers = section is None, False, 0, []
     for marker in _markers(root / SNIPPETS_DIR / file):
-        if marker is not None:
-            edge, name = marker
-            if name == section:
-                if edge == "end":
-                    break
-                inside = True
-            elif name == subsection:
-                in_subsection = edge == "start"
-        elif inside:
-            shown += 1
-            if in_subsection:
-                numbers.append(shown)
+        if marker is None:
+            shown += inside
+            numbers += [shown] if inside and in_subsection else []
+        elif marker[1] == section:
+            if marker[0] == "end":
+                break
+            inside = True
+        elif marker[1] == subsection:
+            in_subsection = marker[0] == "start"
     if not numbers:
-        shown_part = f"section `{section}`" if section else "the file"
-        raise PageError(
-            f"{SNIPPETS_DIR}/{file}: section `{subsection}` holds no line of {shown_part}. "
-            f"Put [start:{subsection}] and [end:{subsection}] around the lines to highlight"
-            + (f", between [start:{section}] and [end:{section}]." if section else ".")
-        )
+        shown_part, between = (f"section `{section}`", f", between [start:{section}] and [end:{section}]") if section else ("the file", "")
+        raise PageError(f"{SNIPPETS_DIR}/{file}: section `{subsection}` holds no line of {shown_part}. "
+                        f"Put [start:{subsection}] and [end:{subsection}] around the lines to highlight{between}.")
     return numbers
 
 
 def fence(root: Path, file: str, section: str | None, highlight: str | None = None) -> list[str]:
-    """The fenced block a page would write by hand to show `section` of `file`, with the lines of
-    section `highlight` marked; pymdownx.snippets fills in its include."""
+    """The fenced block a page would write by hand to show `section` of `file`, the lines of section
+    `highlight` marked; pymdownx.snippets fills in its include."""
     check_include(root, file, section)
     numbers = " ".join(map(str, highlighted_lines(root, file, section, highlight))) if highlight else ""
-    include = f"{file}:{section}" if section else file
     options = f' hl_lines="{numbers}"' if numbers else ""
-    return [f'```python title="{SNIPPETS_DIR}/{file}"{options}', f'--8<-- "{include}"', "```"]
+    return [f'```python title="{SNIPPETS_DIR}/{file}"{options}', f'--8<-- "{file}:{section}"' if section
+            else f'--8<-- "{file}"', "```"]
 
 
 def visible(text: str) -> str:
@@ -177,21 +180,63 @@ def render_output(recorded: Recorded, name: str, page_url: str) -> str:
 
 
 def render_figure(recorded: Recorded, name: str, alt: str, page_url: str) -> str:
-    try:
-        svg = accessible_svg(recorded.output(name), alt, figure_id=f"figure-{name.replace('/', '-')}",
-                             output=f"{OUTPUTS_DIR}/{name}.txt", source=f"{SNIPPETS_DIR}/{name}.py")
-    except UnsafeFigure as error:
-        raise PageError(str(error)) from None
+    svg = accessible_svg(recorded.output(name), alt, figure_id=f"figure-{name.replace('/', '-')}",
+                         output=f"{OUTPUTS_DIR}/{name}.txt", source=f"{SNIPPETS_DIR}/{name}.py")
     return _block(recorded, name, page_url, svg, figure=True)
 
 
 def _block(recorded: Recorded, name: str, page_url: str, body: str, *, figure: bool = False) -> str:
     """`body` in its block, after a warning if it is stale, over its provenance line."""
     element, caption, kind = ("figure", "figcaption", "figure") if figure else ("div", "div", "output")
-    warning = ""
-    if name in recorded.stale:
-        warning = (f'<p class="recorded-output__stale"><strong>Stale output.</strong> '
-                   f"{html.escape(recorded.stale[name])}</p>")
+    warning = (f'<p class="recorded-output__stale"><strong>Stale output.</strong> {html.escape(recorded.stale[name])}</p>'
+               if name in recorded.stale else "")
     line = provenance.caption(recorded.manifest[name], name, page_url, recorded.repository)
     return (f'<{element} class="recorded-{kind}" data-snippet="{html.escape(name)}">{warning}{body}'
             f'<{caption} class="provenance">{line}</{caption}></{element}>')
+
+
+def checked_svg(text: str, *, output: str, source: str) -> ElementTree.Element:
+    """Parse `text` (the file `output`, printed by `source`) and allow only plain drawing."""
+    def refused(reason: str) -> UnsafeFigure:
+        return UnsafeFigure(f"{output} {reason}. Change {source} to print only plain SVG drawing, then run `make record`.")
+
+    try:
+        root = DefusedElementTree.fromstring(text, forbid_dtd=True)
+    except DefusedXmlException:
+        raise refused("declares a DOCTYPE, which can define entities") from None
+    except ElementTree.ParseError as error:
+        raise refused(f"is not well-formed SVG ({error})") from None
+    if root.tag != f"{{{SVG_NAMESPACE}}}svg":
+        raise refused(f'must be one <svg xmlns="{SVG_NAMESPACE}"> element, not <{root.tag}>')
+    for element in root.iter():
+        namespace, _, name = element.tag.rpartition("}")
+        if namespace != f"{{{SVG_NAMESPACE}" or name not in ALLOWED_ELEMENTS:
+            raise refused(f"contains <{element.tag}>, which a page does not inline. Allowed elements: "
+                          f"{', '.join(sorted(ALLOWED_ELEMENTS))}")
+        for attribute, value in element.attrib.items():
+            if attribute not in ALLOWED_ATTRIBUTES:
+                raise refused(f"gives <{name}> the attribute `{attribute}`, which a page does not inline "
+                              "(no event handlers, links, or style)")
+            if "url(" in value.replace(" ", "").lower() and not _LOCAL_REFERENCE.fullmatch(value):
+                raise refused(f"gives <{name}> {attribute}={value!r}; url() may only be `url(#id)`, an element "
+                              "of the figure itself")
+    if root.find(f"{{{SVG_NAMESPACE}}}title") is None:
+        raise UnsafeFigure(f"{output} has no <title> as a child of <svg>. Give the figure a short title in {source}, "
+                           "then run `make record`.")
+    return root
+
+
+def accessible_svg(text: str, alt: str, *, figure_id: str, output: str, source: str) -> str:
+    """The checked figure as markup, announced as one image named by its title and `alt`."""
+    root = checked_svg(text, output=output, source=source)
+    title = root.find(f"{{{SVG_NAMESPACE}}}title")
+    title.set("id", f"{figure_id}-title")
+    description = ElementTree.Element(f"{{{SVG_NAMESPACE}}}desc", {"id": f"{figure_id}-alt"})
+    description.text = alt
+    root.insert(list(root).index(title) + 1, description)
+    root.set("role", "img")
+    root.set("aria-labelledby", f"{figure_id}-title {figure_id}-alt")
+    for element in root.iter():  # HTML knows inline SVG by its plain tag names, without namespace prefixes
+        element.tag = element.tag.rpartition("}")[2]
+    root.set("xmlns", SVG_NAMESPACE)
+    return ElementTree.tostring(root, encoding="unicode")

@@ -1,10 +1,9 @@
 """An output's provenance, worded once: who produced it, on what of GPT-2, with which versions, when.
 
-`Origin` reads a manifest entry once, and every view words it from there: the line under each
-output (`caption`), which opens onto the whole record; the Provenance page's table (`record_table`);
-the companion notebook's introduction and `make diff`'s table, in Markdown. `source_link` is the
-one link from a page to a snippet's source. Every value comes from `outputs/manifest.json`, which a
-hand edit can fill with anything: every value is escaped, and none is assumed to be there.
+`Origin` reads a manifest entry once, and every view words it from there: the line under each output
+(`caption`), which opens onto its whole record (`fields`), the Provenance page's table (`record_table`),
+the notebook's introduction and `make diff`, in Markdown. A hand edit can fill `outputs/manifest.json`
+with anything: every value is escaped, and none is assumed to be there.
 """
 
 from __future__ import annotations
@@ -22,9 +21,7 @@ from recorder.repository import Repository
 NOT_RERUN = "not re-run by the build, which cannot download GPT-2's weights"
 # The versions a reader needs to reproduce an output, in the order its line names them; its record names all.
 _LINE_VERSIONS = ("transformers", "torch", "python")
-_PACKAGE_LABELS = {"python": "Python"}
-# How many characters of a hash the Provenance table shows before its disclosure opens onto the rest.
-SHORT_HASH = 12
+SHORT_HASH = 12  # the characters of a hash the Provenance table shows before it opens onto the rest
 LABELS = ("Origin", "Snippet and its imports", "Recorded output", "Model", "Published run",
           "Library versions", "Recorded")
 
@@ -43,6 +40,10 @@ def backticks(text: Any) -> str:
     return f"`{text}`"
 
 
+def _package(name: str) -> str:
+    return "Python" if name == "python" else name
+
+
 @dataclass(frozen=True)
 class Origin:
     """Who produced an output, on what of GPT-2, with which versions, when: its manifest entry, read once."""
@@ -54,20 +55,17 @@ class Origin:
 
     @classmethod
     def of(cls, entry: Mapping[str, Any]) -> Origin:
-        model = entry.get("model") or {}
+        model, recorded_at = entry.get("model") or {}, str(entry.get("recorded_at"))
         if entry.get("origin") == "published":
-            reported = (entry.get("published") or {}).get("reported_with")
-            return cls("published", model, reported or {}, str(entry.get("recorded_at")))
-        return cls(model.get("loaded", "weights") if model else None, model, entry.get("versions") or {},
-                   str(entry.get("recorded_at")))
+            return cls("published", model, (entry.get("published") or {}).get("reported_with") or {}, recorded_at)
+        return cls(model.get("loaded", "weights") if model else None, model, entry.get("versions") or {}, recorded_at)
 
     @property
     def who(self) -> str:
         return "Article author's recorded run" if self.kind == "published" else "Executed by the build step"
 
     def gpt2(self, code: Callable[[Any], str] = _code) -> str:
-        """What of GPT-2 it ran on, each name and hash written by `code`; only what the build checked is
-        said to be verified."""
+        """What of GPT-2 it ran on, names and hashes written by `code`; only what the build checked is verified."""
         if not self.model:
             return "no model"
         pinned = code(f"{self.model.get('id')}@{short(str(self.model.get('revision')))}")
@@ -79,12 +77,11 @@ class Origin:
         return f"GPT-2 {pinned}"
 
     def line(self, *, markdown: bool = False) -> str:
-        """The one-line summary: who · on what · versions. In Markdown, the notebook's, it leaves the
-        day out, so the notebook holds still when only that changes."""
+        """Who · on what · versions. In Markdown, the notebook's, without the day: it holds still when only that changes."""
         text, code, day = (str, backticks, "") if markdown else (html.escape, _code, _time(self.recorded_at[:10]))
         published = self.kind == "published"
         who = self.who if markdown else f"<strong>{self.who}</strong>" + ("" if published else f" on {day}")
-        named = [f"{_PACKAGE_LABELS.get(package, package)} {text(str(self.versions[package]))}"
+        named = [f"{_package(package)} {text(str(self.versions[package]))}"
                  for package in _LINE_VERSIONS if self.versions.get(package)]
         checked = f"; its weight-independent lines were checked on {day}" if day else ""
         return " · ".join([who, self.gpt2(code), *named, *([NOT_RERUN + checked] if published else [])])
@@ -100,8 +97,7 @@ def source_link(name: str, page_url: str, repository: Repository | None, label: 
 def caption(entry: Mapping[str, Any], name: str, page_url: str, repository: Repository | None) -> str:
     """The line under an output: its summary, which opens onto its whole record, then its source.
 
-    The link stays outside the <summary>: a link inside the control that opens the record
-    would be a control nested in a control, which screen readers cannot reach.
+    The link stays outside the <summary>: a control nested in a control is out of screen readers' reach.
     """
     rows = "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in fields(entry) if value is not None)
     return (f'<details class="provenance-record"><summary>{Origin.of(entry).line()}</summary>'
@@ -110,8 +106,8 @@ def caption(entry: Mapping[str, Any], name: str, page_url: str, repository: Repo
 
 
 def by_part(names: Iterable[str], parts: Mapping[str, str]) -> list[tuple[str, list[str]]]:
-    """Snippet names under their part's title: in the order of `parts` (part -> title), then any part
-    it leaves out, under its folder's name."""
+    """Snippet names under their part's title, in the order of `parts` (part -> title), then any other part's
+    under its folder's name."""
     groups: dict[str, list[str]] = {part: [] for part in parts}
     for name in names:
         groups.setdefault(name.rpartition("/")[0], []).append(name)
@@ -120,12 +116,10 @@ def by_part(names: Iterable[str], parts: Mapping[str, str]) -> list[tuple[str, l
 
 def record_table(manifest: Mapping[str, Mapping[str, Any]], page_url: str,
                  repository: Repository | None, parts: Mapping[str, str]) -> str:
-    """Every output's record, one row each, linked to the snippet's source, grouped `by_part`, by name within.
+    """Every output's record, one row each, linked to its source, grouped `by_part`, by name within.
 
-    The page carries the scrolling container that MkDocs Material's script would otherwise
-    build around a table without a class after load: moving this table into it made the
-    browser lay the whole table out again, about 400 ms of blocking time on a phone.
-    docs/stylesheets/outputs.css gives the table the look Material gives such tables.
+    The page carries the scrolling container MkDocs Material's script would build around the table after
+    load: moving the table into it cost a phone about 400 ms of blocking time to lay it out again.
     """
     head = "".join(f'<th scope="col">{label}</th>' for label in ("Snippet", *LABELS))
     bodies = []
@@ -143,19 +137,25 @@ def record_table(manifest: Mapping[str, Mapping[str, Any]], page_url: str,
 
 
 def fields(entry: Mapping[str, Any], *, short_hashes: bool = False) -> list[tuple[str, str | None]]:
-    """Every field of one output's record as (label, HTML): always LABELS, in that order, None where
-    a field does not apply. With `short_hashes`, each hash shows its first SHORT_HASH characters and
-    opens onto the whole."""
+    """Each of LABELS with its field of the record as HTML, None where it does not apply; with `short_hashes`,
+    each hash shows its first SHORT_HASH characters and opens onto the whole."""
     origin, published = Origin.of(entry), entry.get("published")
     hash_ = _short_hash if short_hashes else _hash
     versions = _listed(entry.get("versions") or {}) or "none recorded"
     recorded = _time(entry.get("recorded_at"))
+    if published:
+        published = (
+            f"Reported with {_listed(published.get('reported_with') or {})}. Checked on {recorded} against "
+            f"stand-in checkpoints with GPT-2's tokenizer: {html.escape(str(published.get('exact_lines')))} "
+            "line(s) that do not depend on weight values printed exactly, "
+            f"{html.escape(str(published.get('weight_dependent_lines')))} weight-dependent line(s) printed "
+            "in the same form")
     values = [
         f"{origin.who}, {NOT_RERUN}" if origin.kind == "published" else origin.who,
         _hashes(entry.get("sources") or {}, hash_),
         _hashes({entry.get("output", ""): entry.get("output_sha256", "")}, hash_),
         _model(origin, hash_),
-        _published(published, recorded) if published else None,
+        published or None,
         f"Of the check against stand-ins: {versions}" if published else versions,
         recorded if origin.kind == "published" else f"{recorded}, in {html.escape(str(entry.get('seconds')))} s",
     ]
@@ -168,7 +168,6 @@ def _hash(digest: Any) -> str:
 
 
 def _short_hash(digest: Any) -> str:
-    """The hash's first SHORT_HASH characters, a disclosure that opens onto the whole of it."""
     text = str(digest)
     if len(text) <= SHORT_HASH:
         return _hash(text)
@@ -192,16 +191,5 @@ def _model(origin: Origin, hash_: Callable[[Any], str]) -> str:
     return f"{described}, {only}loaded from these files: {_hashes(files, hash_)}"
 
 
-def _published(published: Mapping[str, Any], checked: str) -> str:
-    reported = _listed(published.get("reported_with") or {})
-    return (
-        f"Reported with {reported}. Checked on {checked} against stand-in checkpoints "
-        f"with GPT-2's tokenizer: {html.escape(str(published.get('exact_lines')))} line(s) that do not depend "
-        f"on weight values printed exactly, {html.escape(str(published.get('weight_dependent_lines')))} "
-        "weight-dependent line(s) printed in the same form"
-    )
-
-
 def _listed(versions: Mapping[str, Any]) -> str:
-    return ", ".join(f"{html.escape(_PACKAGE_LABELS.get(package, package))} {_code(version)}"
-                     for package, version in versions.items())
+    return ", ".join(f"{html.escape(_package(package))} {_code(version)}" for package, version in versions.items())

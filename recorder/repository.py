@@ -1,13 +1,9 @@
-"""Where the site's repository is, when the build knows it: the links from pages back to their files.
+"""The links from pages back to their files, when GitHub Actions' variables name the repository.
 
-GitHub Actions sets GITHUB_SERVER_URL, GITHUB_REPOSITORY and GITHUB_SHA in every
-step. With all three, each page links to its source in the repository at the
-built commit, offers to edit it on the default branch, and a notebook page
-offers to open the notebook in Colab. Without them (a local build), pages link
-to the copies published inside the site and to nothing elsewhere.
-
-Only some of the three (a Codespace sets the first two, never GITHUB_SHA) count
-as none: there is no commit to link to.
+With GITHUB_SERVER_URL, GITHUB_REPOSITORY and GITHUB_SHA all set, pages link to their sources at the
+built commit, offer to edit them on the default branch and open notebooks in Colab. With none (a local
+build), they link to the copies inside the site. Only some (a Codespace sets no GITHUB_SHA) count as
+none: there is no commit to link to.
 """
 
 from __future__ import annotations
@@ -19,20 +15,14 @@ from urllib.parse import urlsplit
 
 from recorder.errors import RecorderError
 
-VARIABLES = ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA")
-# Edits become pull requests against the branch the site is published from.
-EDIT_BRANCH = "main"
-_COLAB = "https://colab.research.google.com/github"
+# Each variable: the form it must have, and how a message describes that form.
 _FORMATS = {
-    "GITHUB_SERVER_URL": re.compile(r"https?://[A-Za-z0-9.-]+(?::\d+)?"),
-    "GITHUB_REPOSITORY": re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"),
-    "GITHUB_SHA": re.compile(r"[0-9a-f]{40}"),
+    "GITHUB_SERVER_URL": (r"https?://[A-Za-z0-9.-]+(?::\d+)?", "https://github.com"),
+    "GITHUB_REPOSITORY": (r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", "owner/name"),
+    "GITHUB_SHA": (r"[0-9a-f]{40}", "the 40 hexadecimal digits of a commit"),
 }
-_EXAMPLES = {
-    "GITHUB_SERVER_URL": "https://github.com",
-    "GITHUB_REPOSITORY": "owner/name",
-    "GITHUB_SHA": "the 40 hexadecimal digits of a commit",
-}
+VARIABLES = tuple(_FORMATS)
+EDIT_BRANCH = "main"  # edits become pull requests against the branch the site is published from
 
 
 class RepositoryError(RecorderError):
@@ -57,7 +47,7 @@ class Repository:
         """Colab opening the notebook `path` of the built commit; Colab opens only github.com."""
         if urlsplit(self.server).netloc != "github.com":
             return None
-        return f"{_COLAB}/{self.name}/blob/{self.commit}/{path}"
+        return f"https://colab.research.google.com/github/{self.name}/blob/{self.commit}/{path}"
 
 
 def edit_uri(docs_dir: str) -> str:
@@ -70,14 +60,14 @@ def from_environment(environ: Mapping[str, str]) -> Repository | None:
     values = {name: environ.get(name, "") for name in VARIABLES}
     if not all(values.values()):
         return None
-    for name, value in values.items():
-        if not _FORMATS[name].fullmatch(value):
+    for name, (form, example) in _FORMATS.items():
+        if not re.fullmatch(form, values[name]):
             raise RepositoryError(
-                f"the environment variable {name}={value!r} is not {_EXAMPLES[name]}, so pages cannot link "
+                f"the environment variable {name}={values[name]!r} is not {example}, so pages cannot link "
                 f"to the repository. Set it as GitHub Actions does, or unset {', '.join(VARIABLES)} to "
                 "link pages to the copies inside the site."
             )
-    return Repository(values["GITHUB_SERVER_URL"], values["GITHUB_REPOSITORY"], values["GITHUB_SHA"])
+    return Repository(*values.values())
 
 
 def missing(environ: Mapping[str, str]) -> list[str]:

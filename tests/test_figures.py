@@ -12,7 +12,7 @@ from xml.etree import ElementTree
 import pytest
 from mkdocs.utils.meta import get_data
 
-from recorder.inline_svg import SVG_NAMESPACE, UnsafeFigure, accessible_svg, checked_svg
+from recorder.pages import SVG_NAMESPACE, UnsafeFigure, accessible_svg, checked_svg
 from recorder.project import Part, Project
 from recorder.snippets import discover
 from support import ROOT, build, edit, snapshot, with_values

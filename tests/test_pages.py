@@ -16,9 +16,8 @@ from mkdocs.utils.meta import get_data
 
 from recorder import store
 from recorder.directives import parse
-from recorder.inline_svg import SVG_NAMESPACE
 from recorder.page_markdown import prepare
-from recorder.pages import PageError, Recorded, highlighted_lines, recorded, render_output
+from recorder.pages import SVG_NAMESPACE, PageError, Recorded, highlighted_lines, recorded, render_output
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256, short
 from recorder.project import Part, Project
 from recorder.provenance import Origin
