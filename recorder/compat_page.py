@@ -1,115 +1,128 @@
-"""The `{{ compatibility }}` directive: compat/results.json as an HTML table and what it links to.
+"""compat/results.json, the version table `make compat` writes: reading it, its stale rows, and its page.
 
-A row per snippet, a column per transformers release; a cell says "same", or links to a section
-below holding the lines that differ (full width, so long lines stay readable) or the error raised.
-The rows are grouped by part, like the Provenance table: a `<tbody>` per part, under a header row
-that names it as the navigation does, in the navigation's order.
-A snippet changed since the table was made shows "not yet checked" instead of its old verdicts.
-Under the table, a line per release names the versions it ran with, and when. All text from the
-file is escaped: it holds what snippets printed. The table carries no class, so the theme styles it
-as its own and wraps it to scroll when it is too wide.
+A row whose snippet or recorded output changed since shows "not yet checked", never a verdict about code that is
+gone. Every text from the file is escaped (`visible`): it holds what snippets printed.
 """
 
 from __future__ import annotations
 
-import html
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mkdocs.utils import get_relative_url
-
-from recorder import compat_table
-from recorder.pinned import SNIPPETS_DIR
+from recorder import store
+from recorder.errors import RecorderError
+from recorder.pages import visible
+from recorder.provenance import by_part, source_link
 from recorder.repository import Repository
-from recorder.snippets import discover
+from recorder.snippets import Snippet, discover, sha256_file, source_hashes
 
-# The versions each release ran with besides its own, in the order its line names them.
+COMPAT_DIR = "compat"
+RESULTS = f"{COMPAT_DIR}/results.json"
+FIX = f"Run `make compat` and commit {RESULTS}."
+# What each release ran with besides itself, in the order its line names them.
 _VERSION_LABELS = {"tokenizers": "tokenizers", "huggingface_hub": "huggingface_hub", "safetensors": "safetensors",
                    "torch": "torch", "python": "Python"}
 
 
-def _escaped(text: str) -> str:
-    """Escaped for HTML, with control characters shown as escapes rather than passed to the page."""
-    return html.escape("".join(char if char.isprintable() or char == "\n" else char.encode("unicode_escape").decode()
-                               for char in text))
+class CompatError(RecorderError):
+    """Something `make compat` or the page cannot do; the message names the file and the fix."""
 
 
-def _detail(result: dict[str, Any]) -> str:
-    """The error raised, or the lines that differ as a reader compares them: number, how, recorded and printed."""
-    if result["verdict"] == "error":
-        return result["error"]
-    parts = []
-    for line in result["lines"]:
+def read(root: Path) -> dict[str, Any]:
+    """The table, with a verdict in every row for every release."""
+    if not (root / RESULTS).exists():
+        raise CompatError(f"{RESULTS} does not exist. {FIX}")
+    try:
+        table = json.loads((root / RESULTS).read_text(encoding="utf-8"))
+        if table["reference"] not in table["releases"] or not all(
+                row["results"][release]["verdict"] in ("same", "differs", "error")
+                for row in table["snippets"].values() for release in table["releases"]):
+            raise ValueError("no reference release, or a verdict that is none of same, differs, error")
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise CompatError(f"{RESULTS} is not a valid version table ({type(error).__name__}: {error}). Restore "
+                          f"it with `git checkout -- {RESULTS}`, or run `make compat` and commit it.") from None
+    return table
+
+
+def checked_against(root: Path, snippet: Snippet) -> dict[str, Any]:
+    """What a row's verdicts are about: the snippet's sources and the output it was compared with."""
+    output = store.output_path(root, snippet.name)
+    return {"sources": source_hashes(snippet, root), "output_sha256": sha256_file(output) if output.exists() else None}
+
+
+def unchecked(root: Path, table: dict[str, Any], snippets: dict[str, Snippet]) -> dict[str, str]:
+    """Snippets whose verdicts the table cannot give, by name, each with the reason."""
+    why = {}
+    for name, snippet in snippets.items():
+        row, now = table["snippets"].get(name), checked_against(root, snippet)
+        if row is None:
+            why[name] = f"{snippet.relative(root)} is not in {RESULTS}"
+        elif row.get("sources") != now["sources"]:
+            why[name] = f"{snippet.relative(root)} (or a snippet it imports) changed since {RESULTS} was made"
+        elif row.get("output_sha256") != now["output_sha256"]:
+            why[name] = f"{store.output_path(root, name).relative_to(root)} changed since {RESULTS} was made"
+    return why
+
+
+def problems(root: Path) -> list[store.Problem]:
+    """Each stale row, with the fix, for `python -m recorder check`."""
+    try:
+        table = read(root)
+    except CompatError as error:
+        return [store.Problem("*", str(error))]
+    return [store.Problem(name, f"{reason}: the version table shows it as not yet checked. {FIX}")
+            for name, reason in unchecked(root, table, discover(root)).items()]
+
+
+def _cell(name: str, release: str, result: dict[str, Any], sections: list[str]) -> str:
+    """"same", or a link to a section (added to `sections`) holding the error or each line that differs."""
+    if result["verdict"] == "same":
+        return "<td>same</td>"
+    target = visible(f"compat-{name.replace('/', '-')}-{release}")  # no "/": a fragment would read it as a path
+    detail = [result["error"]] if result["verdict"] == "error" else []
+    for line in result.get("lines", []):
         how = "weight values, compared by form" if line["compared"] == "by form" else "compared exactly"
         recorded, printed = ("(no such line)" if text is None else text for text in (line["recorded"], line["printed"]))
-        parts.append(f"line {line['line']}, {how}\n  site:    {recorded}\n  printed: {printed}")
-    return "\n".join(parts)
-
-
-def _versions(table: dict[str, Any]) -> str:
-    """A line per release naming what it ran with, like an output's provenance line; it wraps, never scrolls."""
-    lines = []
-    for release, about in table["releases"].items():
-        named = " · ".join(f"{title} {_escaped(str(about['versions'][package]))}"
-                           for package, title in _VERSION_LABELS.items() if about["versions"].get(package))
-        day = html.escape(about["checked_at"][:10])
-        lines.append(f"<li><strong>transformers {html.escape(release)}</strong> · {named} · "
-                     f'checked on <time datetime="{day}">{day}</time></li>')
-    return "".join(lines)
-
-
-def anchor(name: str, release: str) -> str:
-    """The id of the section a cell links to: no "/" in it, which a fragment would read as a path."""
-    return f"compat-{name.replace('/', '-')}-{release}"
+        detail.append(f"line {line['line']}, {how}\n  site:    {recorded}\n  printed: {printed}")
+    shown = visible("\n".join(detail))
+    sections.append(f'<section id="{target}"><h3>{visible(name)}.py with transformers {visible(release)}: '
+                    f"{result['verdict']}</h3><pre><code>{shown}</code></pre></section>")
+    count = len(result.get("lines", []))
+    text = "error" if result["verdict"] == "error" else f"differs: {count} line{'s' if count != 1 else ''}"
+    return f'<td><a href="#{target}">{text}</a></td>'
 
 
 def render(root: Path, page_url: str, repository: Repository | None = None,
            parts: Mapping[str, str] | None = None) -> str:
-    """The table, its versions and its sections; `parts` titles each part's group (part -> title), in
-    the order shown; a part it leaves out follows, under its folder's name."""
-    table = compat_table.read(root)
-    snippets = discover(root)
-    stale = compat_table.unchecked(root, table, snippets)
-    releases = list(table["releases"])
-    heads = "".join(f'<th scope="col">{html.escape(release)}'
+    """The `{{ compatibility }}` table: a column per release, a row per snippet grouped `by_part`, then a line
+    per release naming what it ran with, then a section per cell that is not "same"."""
+    table, snippets = read(root), discover(root)
+    stale = unchecked(root, table, snippets)
+    releases, span = list(table["releases"]), len(table["releases"])
+    heads = "".join(f'<th scope="col">{visible(release)}'
                     + (" <small>(pinned)</small>" if release == table["reference"] else "") + "</th>"
                     for release in releases)
-    groups: dict[str, list[str]] = {part: [] for part in parts or {}}
-    for name, snippet in snippets.items():
-        groups.setdefault(snippet.part, []).append(name)
-    bodies, sections = [], []
-    for part, names in groups.items():
-        if not names:
-            continue
-        title = html.escape((parts or {}).get(part) or part)
-        rows = [f'<tr class="compat-part"><th scope="rowgroup" colspan="{1 + len(releases)}">{title}</th></tr>']
+    bodies, sections, versions = [], [], []
+    for title, names in by_part(snippets, parts or {}):
+        rows = [f'<tr class="compat-part"><th scope="rowgroup" colspan="{1 + span}">{visible(title)}</th></tr>']
         for name in names:
-            snippet = snippets[name]
-            path = snippet.relative(root)
-            label = html.escape(snippet.path.relative_to(root / SNIPPETS_DIR).as_posix())
-            href = repository.at_commit(path) if repository else get_relative_url(path, page_url)
-            row = f'<tr><th scope="row"><a href="{html.escape(href)}">{label}</a></th>'
             if name in stale:
-                rows.append(f'{row}<td class="compat-unchecked" colspan="{len(releases)}">not yet checked: '
-                            f"{_escaped(stale[name])}</td></tr>")
-                continue
-            for release in releases:
-                result = table["snippets"][name]["results"][release]
-                if result["verdict"] == "same":
-                    row += "<td>same</td>"
-                    continue
-                count = len(result.get("lines", []))
-                target = html.escape(anchor(name, release))
-                text = ("error" if result["verdict"] == "error"
-                        else f"differs: {count} line{'s' if count != 1 else ''}")
-                row += f'<td><a href="#{target}">{text}</a></td>'
-                sections.append(f'<section id="{target}"><h3>{label} with transformers {html.escape(release)}: '
-                                f"{result['verdict']}</h3><pre><code>{_escaped(_detail(result))}</code></pre>"
-                                "</section>")
-            rows.append(f"{row}</tr>")
+                cells = f'<td class="compat-unchecked" colspan="{span}">not yet checked: {visible(stale[name])}</td>'
+            else:
+                cells = "".join(_cell(name, release, table["snippets"][name]["results"][release], sections)
+                                for release in releases)
+            link = source_link(name, page_url, repository, f"{name}.py")
+            rows.append(f'<tr><th scope="row">{link}</th>{cells}</tr>')
         bodies.append(f"<tbody>{''.join(rows)}</tbody>")
+    for release, about in table["releases"].items():
+        named = "".join(f"{label} {visible(str(about['versions'][package]))} · "
+                        for package, label in _VERSION_LABELS.items() if about["versions"].get(package))
+        day = visible(about["checked_at"][:10])
+        versions.append(f"<li><strong>transformers {visible(release)}</strong> · {named}"
+                        f'checked on <time datetime="{day}">{day}</time></li>')
     return ('<div class="compatibility"><table><caption>Each example run with each Transformers release, compared '
             f'with the output this site shows</caption><thead><tr><th scope="col">Example</th>{heads}</tr></thead>'
             f'{"".join(bodies)}</table><p>What each release ran with:</p>'
-            f'<ul class="compat-versions">{_versions(table)}</ul>{"".join(sections)}</div>')
+            f'<ul class="compat-versions">{"".join(versions)}</ul>{"".join(sections)}</div>')

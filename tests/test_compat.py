@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 
-from recorder import compat, compat_envs, compat_table, record, store
+from recorder import compat, compat_page, record, store
 from recorder.__main__ import main
-from recorder.compat_page import anchor, render
-from recorder.compat_verdict import Printed, verdict, weight_dependent_lines
+from recorder.compat import Printed, verdict, weight_dependent_lines
+from recorder.compat_page import CompatError, render
 from recorder.project import Project
 from recorder.snippets import discover, sha256_file
 from support import ROOT
@@ -68,7 +68,7 @@ def test_an_error_is_the_verdict_whatever_was_printed() -> None:
     (Printed("True\n"), "snippets/x.py prints 1 lines with transformers 5.17.0 .* its recorded output has 3"),
 ])
 def test_the_pinned_release_must_print_the_recorded_lines(reference: Printed, message: str) -> None:
-    with pytest.raises(compat_table.CompatError, match=message):
+    with pytest.raises(CompatError, match=message):
         weight_dependent_lines("snippets/x.py", RECORDED, reference, "5.17.0")
 
 
@@ -130,7 +130,6 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, A
     printed: list[str] = []
     table = compat.check_releases(root, installs, hub_cache, timeout=30, report=printed.append,
                                   interpreter=lambda release, wanted: release_interpreter(folder, release))
-    compat_table.write(root, table)
     return root, table, printed
 
 
@@ -171,8 +170,8 @@ def test_the_table_records_what_each_release_ran_with_and_what_it_checked(checke
         assert set(about["versions"]) == {"python", "torch", "transformers", "tokenizers", "safetensors",
                                           "huggingface_hub"}
         assert about["checked_at"].endswith("+00:00")
-    written = json.loads(compat_table.results_path(root).read_text(encoding="utf-8"))
-    assert written["about"] == compat_table.HEADER
+    written = json.loads((root / compat_page.RESULTS).read_text(encoding="utf-8"))
+    assert written["about"] == compat.HEADER
     assert sorted(written["snippets"]) == sorted(SNIPPETS)
     for name, row in written["snippets"].items():
         assert row["sources"] == {f"snippets/{name}.py": sha256_file(root / "snippets" / f"{name}.py")}
@@ -190,12 +189,15 @@ def test_a_snippet_that_outlives_its_timeout_is_an_error(tmp_path: Path) -> None
 def test_outputs_out_of_date_stop_the_run_before_anything_runs(tmp_path: Path) -> None:
     root = small_project(tmp_path / "project", tmp_path / "hub")
     (root / "snippets" / "tokens" / "steady.py").write_text('print("False")\n', encoding="utf-8")
-    with pytest.raises(compat_table.CompatError,
+    with pytest.raises(CompatError,
                        match=r"(?s)out of date:.*snippets/tokens/steady.py changed.*make record"):
         compat.plan(root, ("1.0", "2.0"))
     (root / "snippets" / "tokens" / "steady.py").write_text(SNIPPETS["tokens/steady"], encoding="utf-8")
-    with pytest.raises(compat_table.CompatError, match=r"leave out 1.0, the one requirements.txt pins"):
+    with pytest.raises(CompatError, match=r"leave out 1.0, the one requirements.txt pins"):
         compat.plan(root, ("2.0",))
+    (root / "requirements.txt").write_text("torch==2.13.0  # CPU\n", encoding="utf-8")
+    with pytest.raises(CompatError, match=r"requirements.txt does not pin transformers. Pin it as transformers=="):
+        compat.plan(root, ("1.0", "2.0"))
 
 
 def page(root: Path, parts: dict[str, str] | None = None) -> BeautifulSoup:
@@ -275,7 +277,7 @@ def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, 
     root, _, _ = checked
     copy = tmp_path / "project"
     subprocess.run(["cp", "-r", str(root), str(copy)], check=True)
-    assert compat_table.problems(copy) == []
+    assert compat_page.problems(copy) == []
     (copy / "snippets" / "vectors" / "shape.py").write_text(SNIPPETS["vectors/shape"] + "# now commented\n",
                                                           encoding="utf-8")
     (copy / "outputs" / "vectors" / "row.txt").write_text("[0.052651, -0.010757]\n", encoding="utf-8")
@@ -285,10 +287,10 @@ def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, 
         cells = row_cells(document, name)
         assert len(cells) == 1 and cells[0]["colspan"] == "2"
         assert cells[0].get_text() == f"not yet checked: {changed} changed since compat/results.json was made"
-        assert document.find(id=anchor(name, "2.0")) is None, "no old verdict"
-    assert [problem.snippet for problem in compat_table.problems(copy)] == ["vectors/row", "vectors/shape"]
+        assert document.find(id=f"compat-{name.replace('/', '-')}-2.0") is None, "no old verdict"
+    assert [problem.snippet for problem in compat_page.problems(copy)] == ["vectors/row", "vectors/shape"]
     assert all(problem.message.endswith("Run `make compat` and commit compat/results.json.")
-               for problem in compat_table.problems(copy))
+               for problem in compat_page.problems(copy))
 
 
 @pytest.mark.parametrize(("content", "message"), [
@@ -301,8 +303,8 @@ def test_a_missing_or_broken_table_names_the_file_and_the_fix(tmp_path: Path, co
     if content is not None:
         (tmp_path / "compat").mkdir()
         (tmp_path / "compat" / "results.json").write_text(content, encoding="utf-8")
-    with pytest.raises(compat_table.CompatError, match=message):
-        compat_table.read(tmp_path)
+    with pytest.raises(CompatError, match=message):
+        compat_page.read(tmp_path)
 
 
 def test_recorder_check_mentions_a_stale_table_without_failing(project: Path,
@@ -310,9 +312,9 @@ def test_recorder_check_mentions_a_stale_table_without_failing(project: Path,
     # A row made for the snippet as it is, then its source changed since.
     snippet = next(iter(discover(project).values()))
     source = snippet.relative(project)
-    results_path = compat_table.results_path(project)
+    results_path = project / compat_page.RESULTS
     table = json.loads(results_path.read_text(encoding="utf-8"))
-    table["snippets"][snippet.name] = {**compat_table.checked_against(project, snippet),
+    table["snippets"][snippet.name] = {**compat_page.checked_against(project, snippet),
                                        "results": {release: {"verdict": "same"} for release in table["releases"]}}
     table["snippets"][snippet.name]["sources"][source] = "0" * 64
     results_path.write_text(json.dumps(table), encoding="utf-8")
@@ -326,15 +328,14 @@ def test_recorder_check_mentions_a_stale_table_without_failing(project: Path,
 def test_requirements_pin_what_the_snippets_import_with_the_release_under_test(tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text("torch==2.13.0  # CPU\nPyYAML==6.0.4\ntransformers==5.17.0\n"
                                                "huggingface_hub==1.33.0\n")
-    assert compat_envs.pinned_release(tmp_path) == "5.17.0"
-    wanted = compat_envs.requirements(tmp_path, {"torch", "transformers", "yaml", "xml", "collections"}, "4.57.6")
+    wanted = compat.requirements(tmp_path, {"torch", "transformers", "yaml", "xml", "collections"}, "4.57.6")
     assert wanted == ["PyYAML==6.0.4", "torch==2.13.0", "transformers==4.57.6"]
     # A library transformers depends on is at the version the release asks for, even when a snippet
     # imports it itself: transformers 4.57.6 cannot install beside huggingface_hub 1.33.0.
-    wanted = compat_envs.requirements(tmp_path, {"transformers", "huggingface_hub"}, "4.57.6")
+    wanted = compat.requirements(tmp_path, {"transformers", "huggingface_hub"}, "4.57.6")
     assert wanted == ["huggingface_hub", "transformers==4.57.6"]
-    with pytest.raises(compat_table.CompatError, match="imports `einops`, which requirements.txt does not pin"):
-        compat_envs.requirements(tmp_path, {"einops"}, "4.57.6")
+    with pytest.raises(CompatError, match="imports `einops`, which requirements.txt does not pin"):
+        compat.requirements(tmp_path, {"einops"}, "4.57.6")
 
 
 def test_an_environment_is_made_with_uv_and_reused_while_it_holds_what_it_should(
@@ -349,11 +350,11 @@ def test_an_environment_is_made_with_uv_and_reused_while_it_holds_what_it_should
             Path(command[-1]).mkdir(parents=True)
         return subprocess.CompletedProcess(command, 0)
 
-    monkeypatch.setattr(compat_envs.subprocess, "run", succeed)
+    monkeypatch.setattr(compat.subprocess, "run", succeed)
     printed: list[str] = []
     wanted = ["torch==2.13.0", "transformers==4.57.6"]
 
-    python = compat_envs.prepare(tmp_path, "4.57.6", wanted, printed.append)
+    python = compat.prepare(tmp_path, "4.57.6", wanted, printed.append)
     assert python == tmp_path / ".compat" / "venv-4.57.6" / "bin" / "python"
     cache = ["--cache-dir", str(tmp_path / ".compat" / "uv-cache")]
     assert [command[2:7] for command in commands] == [["uv", "--quiet", *cache, "venv"],
@@ -361,25 +362,25 @@ def test_an_environment_is_made_with_uv_and_reused_while_it_holds_what_it_should
     assert commands[1][-4:] == ["--find-links", "/opt/wheels", *wanted], "uv looks where pip looks"
     assert printed == ["creating .compat/venv-4.57.6: uv pip install torch==2.13.0 transformers==4.57.6"]
 
-    assert compat_envs.prepare(tmp_path, "4.57.6", wanted, printed.append) == python
+    assert compat.prepare(tmp_path, "4.57.6", wanted, printed.append) == python
     assert len(commands) == 2 and printed[-1].startswith("reusing .compat/venv-4.57.6")
 
-    compat_envs.prepare(tmp_path, "4.57.6", [*wanted, "numpy==2.4.6"], printed.append)
+    compat.prepare(tmp_path, "4.57.6", [*wanted, "numpy==2.4.6"], printed.append)
     assert len(commands) == 4, "what it holds changed: made anew"
 
 
 def test_a_failed_install_is_named_and_marks_nothing_installed(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(compat_envs.subprocess, "run", lambda command, **options: subprocess.CompletedProcess(
+    monkeypatch.setattr(compat.subprocess, "run", lambda command, **options: subprocess.CompletedProcess(
         command, int("install" in command), stdout=""))
-    with pytest.raises(compat_table.CompatError, match=r"could not create .compat/venv-5.0.0 .*make compat"):
-        compat_envs.prepare(tmp_path, "5.0.0", ["transformers==5.0.0"], lambda line: None)
-    assert not (tmp_path / ".compat" / "venv-5.0.0" / compat_envs.MARKER).exists()
+    with pytest.raises(CompatError, match=r"could not create .compat/venv-5.0.0 .*make compat"):
+        compat.prepare(tmp_path, "5.0.0", ["transformers==5.0.0"], lambda line: None)
+    assert not (tmp_path / ".compat" / "venv-5.0.0" / compat.MARKER).exists()
 
 
 @pytest.mark.slow
 def test_the_built_page_shows_every_snippet_and_release_of_the_committed_table(built_site: Path) -> None:
-    table = compat_table.read(ROOT)
+    table = compat_page.read(ROOT)
     document = BeautifulSoup((built_site / "compatibility" / "index.html").read_text(encoding="utf-8"),
                              "html.parser")
     results_table = document.select_one("article .compatibility table")
