@@ -1,4 +1,4 @@
-"""`make record`: re-run what is stale, verify the model, commit outputs with provenance."""
+"""`make record`: re-run what is stale, verify what was loaded of GPT-2, commit outputs with provenance."""
 
 from __future__ import annotations
 
@@ -33,11 +33,8 @@ class Recording:
 
 @contextmanager
 def recording(root: Path, report: Report, project: Project | None = None) -> Iterator[Recording]:
-    """Hold the record lock with any interrupted run finished, and yield the snippets and manifest.
-
-    The companion notebooks are brought up to date before the lock is let go,
-    so they never lag behind the outputs; a failed run leaves them as they were.
-    """
+    """Hold the record lock with any interrupted run finished, and yield the snippets and manifest; then
+    bring the companion notebooks up to date before letting go, so they never lag behind the outputs."""
     with store.exclusive(root):
         store.recover(root)
         current = Recording(discover(root), store.read_manifest(root))
@@ -48,10 +45,8 @@ def recording(root: Path, report: Report, project: Project | None = None) -> Ite
 
 
 def stale(root: Path, current: Recording, *, force: bool) -> list[Snippet]:
-    if force:
-        return list(current.snippets.values())
     flagged = {problem.snippet for problem in store.problems(root, current.snippets, current.manifest)}
-    return [snippet for name, snippet in current.snippets.items() if name in flagged]
+    return [snippet for name, snippet in current.snippets.items() if force or name in flagged]
 
 
 def entry(root: Path, snippet: Snippet, output: bytes, *, origin: str, seconds: float,
@@ -72,15 +67,11 @@ def entry(root: Path, snippet: Snippet, output: bytes, *, origin: str, seconds: 
 
 
 def save(root: Path, current: Recording, fresh: dict[str, tuple[bytes, dict[str, Any]]]) -> None:
-    """Write the new outputs and the manifest in one transaction; drop deleted snippets."""
-    entries = dict(current.manifest)
-    removed = sorted(set(entries) - set(current.snippets))
-    for name in removed:
-        del entries[name]
-    files = {}
-    for name, (output, new_entry) in fresh.items():
-        files[f"{name}.txt"] = output
-        entries[name] = new_entry
+    """Write the new outputs and the manifest in one transaction; drop those of deleted snippets."""
+    removed = sorted(set(current.manifest) - set(current.snippets))
+    entries = {name: value for name, value in current.manifest.items() if name not in removed}
+    entries |= {name: new_entry for name, (_, new_entry) in fresh.items()}
+    files = {f"{name}.txt": output for name, (output, _) in fresh.items()}
     files[store.MANIFEST_NAME] = store.manifest_bytes(entries)
     orphans = [path.relative_to(store.outputs_dir(root)).as_posix() for path in store.orphans(root, current.snippets)]
     store.commit(root, files, remove=[f"{name}.txt" for name in removed] + orphans)
@@ -91,9 +82,8 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
            report: Report = print, pinned_files: bool = True, project: Project | None = None) -> int:
     """Re-run stale snippets and record them; returns how many were recorded.
 
-    With `pinned_files=False` the files of GPT-2 loaded are hashed but not compared
-    with the pinned sha256: only the benchmark does that, to record its stand-in
-    into a throwaway copy of the project; the command line always compares.
+    With `pinned_files=False` the files of GPT-2 loaded are hashed but not compared with the pinned sha256:
+    only the benchmark does that, to record its stand-in into a throwaway copy of the project.
     """
     with recording(root, report, project) as current:
         snippets, previous = current.snippets, current.manifest
@@ -106,7 +96,10 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
         loads = {snippet.loads for snippet in targets}
         if loads - {None}:
             weights = "weights" in loads
-            online = _configure_hub(root, targets, weights=weights)
+            try:
+                online = hub.configure(weights=weights)
+            except hub.ModelUnavailable as error:
+                raise hub.ModelUnavailable(f"{error}{published.offline_hint(root, targets)}") from None
             what = "GPT-2" if weights else "GPT-2's tokenizer"
             report(f"{what} {MODEL_ID}@{REVISION[:7]}: {'hub reachable' if online else 'offline, from the local cache'}")
             if online and weights:  # a failed download stops here, before any snippet runs
@@ -115,20 +108,19 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
         if tokenizer is not None and pinned_files:
             hub.verify_tokenizer(tokenizer)  # other files in the cache already: refused before any snippet runs
         runs = run_all(root, targets, timeout=timeout, report=report)
-        gpt2: dict[str | None, dict[str, Any] | None] = {None: None}
+        models: dict[str | None, dict[str, Any] | None] = {None: None}
         if tokenizer is not None:
             files = hub.verify_tokenizer(tokenizer) if pinned_files else hub.tokenizer_digests(tokenizer)
-            gpt2["tokenizer"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}
+            models["tokenizer"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}
         if any(run.snippet.loads == "weights" for run in runs):
             imported = [vars(module) for module in snippet_modules(root / SNIPPETS_DIR).values()]
             snapshot = hub.loaded_snapshot([*(run.namespace for run in runs), *imported])
             files = hub.verify_snapshot(snapshot) if pinned_files else hub.snapshot_digests(snapshot)
-            gpt2["weights"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "weights", "files": files}
+            models["weights"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "weights", "files": files}
         published.compare(root, runs, previous, report)
-        fresh = {run.snippet.name: (run.stdout, entry(
-            root, run.snippet, run.stdout, origin="executed", seconds=run.seconds, model=gpt2[run.snippet.loads],
-        )) for run in runs}
-        save(root, current, fresh)
+        save(root, current, {run.snippet.name: (run.stdout, entry(
+            root, run.snippet, run.stdout, origin="executed", seconds=run.seconds, model=models[run.snippet.loads],
+        )) for run in runs})
         report(f"recorded {len(runs)} of {len(snippets)} snippets into {OUTPUTS_DIR}/")
         return len(runs)
 
@@ -141,18 +133,7 @@ def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
             report("every model snippet's output is up to date; nothing to attach.")
             return 0
         attached = published.attach(root, targets, timeout=timeout, report=report)
-        fresh = {name: (output, entry(root, current.snippets[name], output, origin="published", seconds=0.0,
-                                      **fields)) for name, (output, fields) in attached.items()}
-        save(root, current, fresh)
-        report(f"attached {len(fresh)} published output(s)")
-        return len(fresh)
-
-
-def _configure_hub(root: Path, targets: list[Snippet], *, weights: bool) -> bool:
-    try:
-        return hub.configure(weights=weights)
-    except hub.ModelUnavailable as error:
-        if hint := published.offline_hint(root, targets):
-            raise hub.ModelUnavailable(f"{error}{hint}") from None
-        raise
-
+        save(root, current, {name: (output, entry(root, current.snippets[name], output, origin="published",
+                                                  seconds=0.0, **fields)) for name, (output, fields) in attached.items()})
+        report(f"attached {len(attached)} published output(s)")
+        return len(attached)

@@ -1,13 +1,11 @@
 """Find the snippets, what each one loads of GPT-2, and the key that says when to re-run it.
 
-A part of the series is a page `docs/<part>.md` with a folder `snippets/<part>/`.
-Each file of that folder is an example, named `<part>/<stem>`, unless another
-snippet imports it: then it is shared setup (like `pinned_gpt2.py`), with no
-output of its own, but part of the key of every snippet that imports it. A
-module at the top of `snippets/` (the figure writer) is shared by every part.
+A part of the series is a page `docs/<part>.md` with a folder `snippets/<part>/`. Each file of that
+folder is an example, `<part>/<stem>`, unless another snippet imports it: then it is shared setup (like
+`pinned_gpt2.py`), with no output of its own but part of the key of each snippet importing it. A module
+at the top of `snippets/` (the figure writer) is shared by every part.
 
-Everything here reads files and package metadata only: deciding what is stale
-must never import torch or transformers.
+Everything here reads files and package metadata only: deciding what is stale never imports torch.
 """
 
 from __future__ import annotations
@@ -32,8 +30,8 @@ from recorder.pinned import MODEL_ID, REVISION, SNIPPETS_DIR
 VERSIONED_PACKAGES = ("torch", "transformers", "tokenizers", "safetensors", "huggingface_hub")
 # What a reader installs: the packages the snippets import, each pinned as NAME==VERSION.
 REQUIREMENTS = "requirements.txt"
-# A name imported from transformers that loads weights (a model class or a pipeline); any
-# other import from transformers or huggingface_hub reaches only the tokenizer's files.
+# A name imported from transformers that loads weights (a model class or a pipeline); any other import
+# from transformers or huggingface_hub reaches only the tokenizer's files.
 _WEIGHTS_NAME = re.compile(r"Model|For[A-Z]|pipeline", re.I)
 _HUB_LIBRARIES = {"transformers", "huggingface_hub"}
 
@@ -56,11 +54,6 @@ class Snippet:
     def part(self) -> str:
         return self.name.split("/")[0]
 
-    @property
-    def file(self) -> str:
-        """Its path under snippets/, e.g. "token-embeddings/row_lookup.py"."""
-        return f"{self.name}.py"
-
     def relative(self, root: Path) -> str:
         return self.path.relative_to(root).as_posix()
 
@@ -68,8 +61,11 @@ class Snippet:
 @dataclass(frozen=True)
 class _Module:
     path: Path
-    imports: frozenset[str]  # top-level modules
-    names: frozenset[tuple[str, str]]  # (module, name) of each `from module import name`
+    names: frozenset[tuple[str, str]]  # (top-level module, name) of each import; name "*" for `import module`
+
+    @property
+    def imports(self) -> set[str]:
+        return {module for module, _ in self.names}
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -77,11 +73,8 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 def _read(path: Path) -> _Module:
@@ -89,17 +82,13 @@ def _read(path: Path) -> _Module:
         tree = ast.parse(path.read_bytes(), filename=str(path))
     except SyntaxError as error:
         raise SnippetError(f"{path}:{error.lineno}: {error.msg}. Fix the syntax error in the snippet.") from None
-    imports: set[str] = set()
     names: set[tuple[str, str]] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            imports.update(alias.name.split(".")[0] for alias in node.names)
             names.update((alias.name.split(".")[0], "*") for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            top = node.module.split(".")[0]
-            imports.add(top)
-            names.update((top, alias.name) for alias in node.names)
-    return _Module(path, frozenset(imports), frozenset(names))
+            names.update((node.module.split(".")[0], alias.name) for alias in node.names)
+    return _Module(path, frozenset(names))
 
 
 def _loads(modules: list[_Module]) -> Loads | None:
@@ -125,16 +114,13 @@ def discover(root: Path) -> dict[str, Snippet]:
     for part in parts(root):
         files = {path.stem: _read(path) for path in sorted((root / SNIPPETS_DIR / part).glob("*.py"))}
         local = {**shared, **files}  # a part's own module hides a shared one of the same name
-        imported = {module for found in files.values() for module in found.imports} & set(local)
+        imported = set().union(*(found.imports for found in files.values()))
         for stem, found in files.items():
-            if stem in imported:
-                continue
-            modules = _closure(found, local)
-            third_party = set().union(*(module.imports for module in modules)) - set(local)
-            snippets[f"{part}/{stem}"] = Snippet(
-                name=f"{part}/{stem}", path=found.path, sources=tuple(module.path for module in modules),
-                imports=frozenset(third_party), loads=_loads(modules),
-            )
+            if stem not in imported:
+                modules = _closure(found, local)
+                third_party = set().union(*(module.imports for module in modules)) - set(local)
+                snippets[f"{part}/{stem}"] = Snippet(f"{part}/{stem}", found.path, tuple(m.path for m in modules),
+                                                     frozenset(third_party), _loads(modules))
     return snippets
 
 
@@ -171,11 +157,8 @@ def source_hashes(snippet: Snippet, root: Path) -> dict[str, str]:
 
 def key_for(snippet: Snippet, root: Path) -> str:
     """Changes whenever re-running the snippet could print something else."""
-    material = {
-        "sources": source_hashes(snippet, root),
-        "versions": versions_for(snippet),
-        "model": {"id": MODEL_ID, "revision": REVISION, "loads": snippet.loads} if snippet.loads else None,
-    }
+    material = {"sources": source_hashes(snippet, root), "versions": versions_for(snippet),
+                "model": {"id": MODEL_ID, "revision": REVISION, "loads": snippet.loads} if snippet.loads else None}
     return sha256_bytes(json.dumps(material, sort_keys=True).encode())
 
 
@@ -184,10 +167,8 @@ def pins(root: Path) -> dict[str, str]:
     found: dict[str, str] = {}
     for line in (root / REQUIREMENTS).read_text(encoding="utf-8").splitlines():
         line = line.partition("#")[0].strip()
-        if not line or line.startswith("-"):  # pip's options: -e, -r, --extra-index-url...
-            continue
         try:
-            requirement = Requirement(line)
+            requirement = Requirement(line)  # pip's options (-e, --extra-index-url...) are not requirements
         except InvalidRequirement:
             continue
         specifiers = list(requirement.specifier)
