@@ -1,9 +1,5 @@
-"""mkdocs-llmstxt's `preprocess` module (mkdocs.yml names it): clean a built page up for its Markdown version.
-
-The plugin's own `autoclean` deletes every <svg>, and with it a figure's text alternative, so it is off and
-this cleans up: a figure becomes its title and text alternative, an output's record a list after its
-provenance line, a notebook cell plain Python; what only a browser uses (permalinks, copy buttons, icons,
-styles) goes. It uses find_all, not CSS selectors, whose compiling costs more than converting a page.
+"""mkdocs-llmstxt's `preprocess` module, in place of its `autoclean`, which deletes figures' text alternatives with
+their <svg>. It uses find_all: compiling CSS selectors costs more than converting a page.
 """
 
 from __future__ import annotations
@@ -16,7 +12,7 @@ _BROWSER_ONLY_TAGS = {"svg", "img", "style", "script"}
 
 
 def preprocess(soup: BeautifulSoup, output: str) -> None:
-    """The plugin's entry point; `output` is the path of the Markdown file being written."""
+    """Figures as text, records as lists, notebook cells as Python; what only a browser uses goes."""
     for svg in (figure.find("svg") for figure in soup.find_all("figure", class_="recorded-figure")):
         if svg:  # the figure's title and text alternative (the page's ALT) where its drawing was
             described = [part.get_text(" ", strip=True).rstrip(".") for part in (svg.find("title"), svg.find("desc"))

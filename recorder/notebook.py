@@ -1,7 +1,5 @@
-"""Each part's companion notebook, generated, never edited: its page's code and example blocks, in page order,
-as cells (read as the page's `--8<--` includes read them), under each example its recorded output.
-
-The build reports a notebook that differs from what `generate` returns now, like any other drift.
+"""Each part's companion notebook, generated, never edited: its page's code and examples as cells, read as the page
+includes them, under each example its recorded output. The build reports one that lags like any other drift.
 """
 
 from __future__ import annotations
@@ -34,7 +32,6 @@ from recorder.snippets import REQUIREMENTS
 
 
 def load(root: Path) -> tuple[Project, Recorded]:
-    """The project and its recorded outputs, as the build reads them."""
     project = Project.load(root)
     return project, recorded(project)
 
@@ -44,26 +41,26 @@ def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
     markdown = get_data((project.docs_dir / part.page).read_text(encoding="utf-8"))[0]
     blocks = [directive for directive in parse(markdown, part.page) if isinstance(directive, Listing)]
     outputs = {block.name: recorded.output(block.name) for block in blocks if isinstance(block, Example)}
-    section = _section_reader(project.config, recorded.root)  # which checks each include, before _imports reads it
-    examples = [_cell("code", section(block), f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}",
+    section = _section_reader(project.config, recorded.root)  # checks each include, before _imports reads it
+    examples = [_cell(section(block), f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}",
                       [{"output_type": "stream", "name": "stdout", "text": outputs[block.name]}]
                       if isinstance(block, Example) else [])
                 for number, block in enumerate(blocks, 1)]
     imports = _imports(recorded.root, blocks)
-    cells = [_cell("markdown", _introduction(markdown, recorded, blocks), "about"),
-             _cell("code", "%pip install " + " ".join(_pins(recorded.root, imports)), "install"),
-             _cell("code", "\n".join(sorted(imports, key=_module_of)), "imports"), *examples]
+    introduction = _introduction(markdown, recorded, blocks)
+    cells = [{"cell_type": "markdown", "id": "about", "metadata": {}, "source": introduction},
+             _cell("%pip install " + " ".join(_pins(recorded.root, imports)), "install"),
+             _cell("\n".join(sorted(imports, key=_module_of)), "imports"), *examples]
     metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                 "language_info": {"name": "python"}}
-    notebook = nbformat.from_dict({"nbformat": v4.nbformat, "nbformat_minor": v4.nbformat_minor,
-                                   "metadata": metadata, "cells": cells})
-    return (nbformat.writes(notebook) + "\n").encode()
+    notebook = {"nbformat": v4.nbformat, "nbformat_minor": v4.nbformat_minor, "metadata": metadata, "cells": cells}
+    return (nbformat.writes(nbformat.from_dict(notebook)) + "\n").encode()
 
 
-def _cell(kind: str, source: str, cell_id: str, outputs: list[dict[str, str]] | None = None) -> dict[str, Any]:
-    """A cell as nbformat's schema has it, unchecked: `update` validates the notebook once, as a whole."""
-    cell: dict[str, Any] = {"cell_type": kind, "id": cell_id[:64].replace("_", "-"), "metadata": {}, "source": source}
-    return cell | {"execution_count": None, "outputs": outputs or []} if kind == "code" else cell
+def _cell(source: str, cell_id: str, outputs: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """A code cell as nbformat's schema has it, unchecked: `update` validates the notebook once, as a whole."""
+    return {"cell_type": "code", "execution_count": None, "id": cell_id[:64].replace("_", "-"), "metadata": {},
+            "outputs": outputs or [], "source": source}
 
 
 def problems(project: Project, recorded: Recorded) -> list[store.Problem]:

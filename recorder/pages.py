@@ -1,9 +1,5 @@
-"""What the page directives show: snippet includes, and recorded outputs and figures as HTML.
-
-`Recorded` is what a page may read. `check_include`, `highlighted_lines` and `fence` read snippet sections
-as pymdownx.snippets includes them. A figure is a snippet's output, and inline SVG can run script, load
-other hosts or restyle the page: `checked_svg` lets in only drawing elements and presentation attributes
-that refer to nothing outside the figure.
+"""What the page directives show (`Recorded` is what a page may read): snippet sections, read as pymdownx.snippets
+includes them, and recorded outputs and figures as HTML.
 """
 
 from __future__ import annotations
@@ -34,12 +30,11 @@ SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 ALLOWED_ELEMENTS = frozenset({"svg", "g", "rect", "text", "tspan", "line", "path", "polyline", "polygon", "circle",
                               "title", "desc", "defs", "marker"})
 ALLOWED_ATTRIBUTES = frozenset({
-    "id", "class", "viewBox", "width", "height", "preserveAspectRatio", "transform",
-    "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "dx", "dy", "d", "points",
-    "fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacity", "stroke-dasharray",
-    "stroke-linecap", "stroke-linejoin", "opacity",
-    "font-size", "font-weight", "font-style", "font-family", "text-anchor", "dominant-baseline",
-    "marker-start", "marker-mid", "marker-end", "markerWidth", "markerHeight", "markerUnits", "refX", "refY", "orient",
+    "id", "class", "viewBox", "width", "height", "preserveAspectRatio", "transform", "x", "y", "x1", "y1", "x2", "y2",
+    "cx", "cy", "r", "rx", "ry", "dx", "dy", "d", "points", "fill", "fill-opacity", "stroke", "stroke-width",
+    "stroke-opacity", "stroke-dasharray", "stroke-linecap", "stroke-linejoin", "opacity", "font-size", "font-weight",
+    "font-style", "font-family", "text-anchor", "dominant-baseline", "marker-start", "marker-mid", "marker-end",
+    "markerWidth", "markerHeight", "markerUnits", "refX", "refY", "orient",
 })
 _LOCAL_REFERENCE = re.compile(r"url\(#[A-Za-z][-\w.]*\)")  # the one url() allowed: an element of the figure
 
@@ -54,7 +49,7 @@ class UnsafeFigure(PageError):
 
 @dataclass(frozen=True)
 class Recorded:
-    """What a page may read: the manifest, the output texts, its named values, and where the repository is."""
+    """What a page may read: the manifest, the outputs, its named values, and where the repository is."""
 
     root: Path
     manifest: dict[str, dict[str, Any]]
@@ -73,9 +68,8 @@ class Recorded:
 
     def for_page(self, part: str, values: Any) -> Recorded:
         """What the page of `part`, declaring `values` in its front matter, may read."""
-        if not isinstance(values, dict) or not all(
-            isinstance(spec, dict) and set(spec) == {"output", "pattern"} for spec in values.values()
-        ):
+        if not isinstance(values, dict) or any(not isinstance(spec, dict) or set(spec) != {"output", "pattern"}
+                                               for spec in values.values()):
             raise PageError("each entry of `values:` in the front matter needs exactly `output` (a snippet "
                             "of the page's folder) and `pattern` (a regular expression with one group).")
         return replace(self, part=part, values=values)
@@ -97,8 +91,8 @@ class Recorded:
         output = f"{self.part}/{spec['output']}"
         match = re.search(spec["pattern"], self.output(output), re.M)
         if match is None or match.re.groups != 1:
-            raise PageError(f"value `{name}`: pattern {spec['pattern']!r} (one group) finds nothing in "
-                            f"{OUTPUTS_DIR}/{output}.txt. Fix the pattern in the page's front matter to match that output.")
+            raise PageError(f"value `{name}`: pattern {spec['pattern']!r} (one group) finds nothing in {OUTPUTS_DIR}/"
+                            f"{output}.txt. Fix the pattern in the page's front matter to match that output.")
         return match.group(1)
 
 
@@ -112,64 +106,55 @@ def recorded(project: Project, repository: Repository | None = None,
                     parts={part.name: part.name for part in project.parts()})
 
 
-def _markers(path: Path) -> list[tuple[str, str] | None]:
-    """Per line of a snippet, ("start" or "end", section) where pymdownx.snippets sees a marker."""
-    matches = [_SECTION_MARKER.match(line) if "8<-" in line else None
-               for line in path.read_text(encoding="utf-8").splitlines()]
-    return [(match.group("type").lower(), match.group("name")) if match and not match.group("escape") else None
-            for match in matches]
-
-
-def check_include(root: Path, file: str, section: str | None) -> None:
-    """Name the missing file or section here, with its fix, before pymdownx.snippets would."""
+def check_include(root: Path, file: str, section: str | None) -> list[tuple[str, str] | None]:
+    """Per line of `file`, ("start" or "end", name) where pymdownx.snippets sees a section marker; a missing file or
+    section is named here, with its fix, before pymdownx.snippets would."""
     path = root / SNIPPETS_DIR / file
     if not path.is_file():
         raise PageError(f"{SNIPPETS_DIR}/{file} does not exist. Fix the directive's file name.")
-    markers = _markers(path) if section else []
-    for edge in ("start", "end") if section else ():
-        if (edge, section) not in markers:
-            raise PageError(
-                f"{SNIPPETS_DIR}/{file} has no `# --8<-- [{edge}:{section}]` marker. Mark the lines "
-                f"the page shows with [start:{section}] and [end:{section}], or fix the section name."
-            )
+    matches = [_SECTION_MARKER.match(line) if "8<-" in line else None
+               for line in path.read_text(encoding="utf-8").splitlines()]
+    markers = [(match.group("type").lower(), match.group("name")) if match and not match.group("escape") else None
+               for match in matches]
+    for edge in ("start", "end"):
+        if section and (edge, section) not in markers:
+            raise PageError(f"{SNIPPETS_DIR}/{file} has no `# --8<-- [{edge}:{section}]` marker. Mark the lines the "
+                            f"page shows with [start:{section}] and [end:{section}], or fix the section name.")
+    return markers
 
 
 def highlighted_lines(root: Path, file: str, section: str | None, subsection: str) -> list[int]:
-    """Where the lines of `subsection` fall, from 1, in the code block that shows `section`, whose marker
-    lines pymdownx.snippets leaves out."""
-    check_include(root, file, subsection)
-    inside, in_subsection, shown, numbers = section is None, False, 0, []
-    for marker in _markers(root / SNIPPETS_DIR / file):
+    """Where the lines of `subsection` fall, from 1, in the block showing `section`, which has no marker lines."""
+    inside, lit, shown = section is None, False, []  # whether each line the block shows is lit
+    for marker in check_include(root, file, subsection):
         if marker is None:
-            shown += inside
-            numbers += [shown] if inside and in_subsection else []
+            shown += [lit] if inside else []
         elif marker[1] == section:
             if marker[0] == "end":
                 break
             inside = True
         elif marker[1] == subsection:
-            in_subsection = marker[0] == "start"
-    if not numbers:
-        shown_part, between = (f"section `{section}`", f", between [start:{section}] and [end:{section}]") if section else ("the file", "")
-        raise PageError(f"{SNIPPETS_DIR}/{file}: section `{subsection}` holds no line of {shown_part}. "
-                        f"Put [start:{subsection}] and [end:{subsection}] around the lines to highlight{between}.")
+            lit = marker[0] == "start"
+    if not (numbers := [number for number, highlighted in enumerate(shown, 1) if highlighted]):
+        where = f"section `{section}`" if section else "the file"
+        between = f", between [start:{section}] and [end:{section}]" if section else ""
+        raise PageError(f"{SNIPPETS_DIR}/{file}: section `{subsection}` holds no line of {where}. Put "
+                        f"[start:{subsection}] and [end:{subsection}] around the lines to highlight{between}.")
     return numbers
 
 
 def fence(root: Path, file: str, section: str | None, highlight: str | None = None) -> list[str]:
-    """The fenced block a page would write by hand to show `section` of `file`, the lines of section
-    `highlight` marked; pymdownx.snippets fills in its include."""
+    """The fenced block showing `section` of `file`, with section `highlight` marked, for pymdownx.snippets to fill."""
     check_include(root, file, section)
     numbers = " ".join(map(str, highlighted_lines(root, file, section, highlight))) if highlight else ""
+    include = f"{file}:{section}" if section else file
     options = f' hl_lines="{numbers}"' if numbers else ""
-    return [f'```python title="{SNIPPETS_DIR}/{file}"{options}', f'--8<-- "{file}:{section}"' if section
-            else f'--8<-- "{file}"', "```"]
+    return [f'```python title="{SNIPPETS_DIR}/{file}"{options}', f'--8<-- "{include}"', "```"]
 
 
 def visible(text: str) -> str:
-    """`text` as HTML text, each control character but tab and newline shown as its `\\xNN` escape: a page
-    shows what a snippet printed, and Markdown's placeholders are delimited by STX and ETX, which a value
-    holding them could use to name stashed HTML."""
+    """`text` as HTML, each control character but tab and newline as its `\\xNN` escape: what a snippet printed, and
+    no STX and ETX, which delimit Markdown's placeholders, so that no value can name stashed HTML."""
     return html.escape(_CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text))
 
 
@@ -188,17 +173,18 @@ def render_figure(recorded: Recorded, name: str, alt: str, page_url: str) -> str
 def _block(recorded: Recorded, name: str, page_url: str, body: str, *, figure: bool = False) -> str:
     """`body` in its block, after a warning if it is stale, over its provenance line."""
     element, caption, kind = ("figure", "figcaption", "figure") if figure else ("div", "div", "output")
-    warning = (f'<p class="recorded-output__stale"><strong>Stale output.</strong> {html.escape(recorded.stale[name])}</p>'
-               if name in recorded.stale else "")
+    warning = (f'<p class="recorded-output__stale"><strong>Stale output.</strong> '
+               f"{html.escape(recorded.stale[name])}</p>" if name in recorded.stale else "")
     line = provenance.caption(recorded.manifest[name], name, page_url, recorded.repository)
     return (f'<{element} class="recorded-{kind}" data-snippet="{html.escape(name)}">{warning}{body}'
             f'<{caption} class="provenance">{line}</{caption}></{element}>')
 
 
 def checked_svg(text: str, *, output: str, source: str) -> ElementTree.Element:
-    """Parse `text` (the file `output`, printed by `source`) and allow only plain drawing."""
-    def refused(reason: str) -> UnsafeFigure:
-        return UnsafeFigure(f"{output} {reason}. Change {source} to print only plain SVG drawing, then run `make record`.")
+    """Parse `text` (the file `output`, printed by `source`) and allow only plain drawing: inline SVG can run script,
+    load other hosts or restyle the page."""
+    def refused(reason: str, fix: str = "print only plain SVG drawing") -> UnsafeFigure:
+        return UnsafeFigure(f"{output} {reason}. In {source}, {fix}, then run `make record`.")
 
     try:
         root = DefusedElementTree.fromstring(text, forbid_dtd=True)
@@ -221,8 +207,7 @@ def checked_svg(text: str, *, output: str, source: str) -> ElementTree.Element:
                 raise refused(f"gives <{name}> {attribute}={value!r}; url() may only be `url(#id)`, an element "
                               "of the figure itself")
     if root.find(f"{{{SVG_NAMESPACE}}}title") is None:
-        raise UnsafeFigure(f"{output} has no <title> as a child of <svg>. Give the figure a short title in {source}, "
-                           "then run `make record`.")
+        raise refused("has no <title> as a child of <svg>", fix="give the figure a short title")
     return root
 
 
@@ -234,8 +219,7 @@ def accessible_svg(text: str, alt: str, *, figure_id: str, output: str, source: 
     description = ElementTree.Element(f"{{{SVG_NAMESPACE}}}desc", {"id": f"{figure_id}-alt"})
     description.text = alt
     root.insert(list(root).index(title) + 1, description)
-    root.set("role", "img")
-    root.set("aria-labelledby", f"{figure_id}-title {figure_id}-alt")
+    root.attrib.update({"role": "img", "aria-labelledby": f"{figure_id}-title {figure_id}-alt"})
     for element in root.iter():  # HTML knows inline SVG by its plain tag names, without namespace prefixes
         element.tag = element.tag.rpartition("}")[2]
     root.set("xmlns", SVG_NAMESPACE)

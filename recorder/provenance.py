@@ -1,9 +1,5 @@
-"""An output's provenance, worded once: who produced it, on what of GPT-2, with which versions, when.
-
-`Origin` reads a manifest entry once, and every view words it from there: the line under each output
-(`caption`), which opens onto its whole record (`fields`), the Provenance page's table (`record_table`),
-the notebook's introduction and `make diff`, in Markdown. A hand edit can fill `outputs/manifest.json`
-with anything: every value is escaped, and none is assumed to be there.
+"""An output's provenance, worded once (`Origin`) for its line and record, the Provenance table, the notebooks and
+`make diff`. A hand edit can fill `outputs/manifest.json` with anything: every value is escaped, none assumed there.
 """
 
 from __future__ import annotations
@@ -21,6 +17,7 @@ from recorder.repository import Repository
 NOT_RERUN = "not re-run by the build, which cannot download GPT-2's weights"
 # The versions a reader needs to reproduce an output, in the order its line names them; its record names all.
 _LINE_VERSIONS = ("transformers", "torch", "python")
+_NAMES = {"python": "Python"}  # how a package is named where it is not by its own name
 SHORT_HASH = 12  # the characters of a hash the Provenance table shows before it opens onto the rest
 LABELS = ("Origin", "Snippet and its imports", "Recorded output", "Model", "Published run",
           "Library versions", "Recorded")
@@ -38,10 +35,6 @@ def _code(text: Any) -> str:
 def backticks(text: Any) -> str:
     """A name or hash as Markdown code: how the notebook and `make diff` write what a page puts in <code>."""
     return f"`{text}`"
-
-
-def _package(name: str) -> str:
-    return "Python" if name == "python" else name
 
 
 @dataclass(frozen=True)
@@ -77,11 +70,11 @@ class Origin:
         return f"GPT-2 {pinned}"
 
     def line(self, *, markdown: bool = False) -> str:
-        """Who · on what · versions. In Markdown, the notebook's, without the day: it holds still when only that changes."""
+        """Who · on what · versions; in Markdown (the notebook's) without the day, so the notebook holds still."""
         text, code, day = (str, backticks, "") if markdown else (html.escape, _code, _time(self.recorded_at[:10]))
         published = self.kind == "published"
         who = self.who if markdown else f"<strong>{self.who}</strong>" + ("" if published else f" on {day}")
-        named = [f"{_package(package)} {text(str(self.versions[package]))}"
+        named = [f"{_NAMES.get(package, package)} {text(str(self.versions[package]))}"
                  for package in _LINE_VERSIONS if self.versions.get(package)]
         checked = f"; its weight-independent lines were checked on {day}" if day else ""
         return " · ".join([who, self.gpt2(code), *named, *([NOT_RERUN + checked] if published else [])])
@@ -95,10 +88,8 @@ def source_link(name: str, page_url: str, repository: Repository | None, label: 
 
 
 def caption(entry: Mapping[str, Any], name: str, page_url: str, repository: Repository | None) -> str:
-    """The line under an output: its summary, which opens onto its whole record, then its source.
-
-    The link stays outside the <summary>: a control nested in a control is out of screen readers' reach.
-    """
+    """The line under an output, which opens onto its whole record, then its source: outside the <summary>, as
+    screen readers cannot reach a control nested in a control."""
     rows = "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in fields(entry) if value is not None)
     return (f'<details class="provenance-record"><summary>{Origin.of(entry).line()}</summary>'
             f'<dl class="provenance-record__fields">{rows}</dl></details> · '
@@ -106,8 +97,7 @@ def caption(entry: Mapping[str, Any], name: str, page_url: str, repository: Repo
 
 
 def by_part(names: Iterable[str], parts: Mapping[str, str]) -> list[tuple[str, list[str]]]:
-    """Snippet names under their part's title, in the order of `parts` (part -> title), then any other part's
-    under its folder's name."""
+    """Snippet names under their part's title, in the order of `parts` (part -> title), then any other's folder."""
     groups: dict[str, list[str]] = {part: [] for part in parts}
     for name in names:
         groups.setdefault(name.rpartition("/")[0], []).append(name)
@@ -116,11 +106,8 @@ def by_part(names: Iterable[str], parts: Mapping[str, str]) -> list[tuple[str, l
 
 def record_table(manifest: Mapping[str, Mapping[str, Any]], page_url: str,
                  repository: Repository | None, parts: Mapping[str, str]) -> str:
-    """Every output's record, one row each, linked to its source, grouped `by_part`, by name within.
-
-    The page carries the scrolling container MkDocs Material's script would build around the table after
-    load: moving the table into it cost a phone about 400 ms of blocking time to lay it out again.
-    """
+    """Every output's record, a row each, grouped `by_part`, in the scrolling container Material's script would
+    build around it after load, at the cost of laying the table out again (400 ms of blocking time on a phone)."""
     head = "".join(f'<th scope="col">{label}</th>' for label in ("Snippet", *LABELS))
     bodies = []
     for title, names in by_part(sorted(manifest), parts):
@@ -137,59 +124,51 @@ def record_table(manifest: Mapping[str, Mapping[str, Any]], page_url: str,
 
 
 def fields(entry: Mapping[str, Any], *, short_hashes: bool = False) -> list[tuple[str, str | None]]:
-    """Each of LABELS with its field of the record as HTML, None where it does not apply; with `short_hashes`,
-    each hash shows its first SHORT_HASH characters and opens onto the whole."""
+    """Each of LABELS with its field of the record as HTML, or None where it does not apply."""
     origin, published = Origin.of(entry), entry.get("published")
-    hash_ = _short_hash if short_hashes else _hash
     versions = _listed(entry.get("versions") or {}) or "none recorded"
     recorded = _time(entry.get("recorded_at"))
-    if published:
-        published = (
-            f"Reported with {_listed(published.get('reported_with') or {})}. Checked on {recorded} against "
-            f"stand-in checkpoints with GPT-2's tokenizer: {html.escape(str(published.get('exact_lines')))} "
-            "line(s) that do not depend on weight values printed exactly, "
-            f"{html.escape(str(published.get('weight_dependent_lines')))} weight-dependent line(s) printed "
-            "in the same form")
+    run = published and (
+        f"Reported with {_listed(published.get('reported_with') or {})}. Checked on {recorded} against stand-in "
+        f"checkpoints with GPT-2's tokenizer: {html.escape(str(published.get('exact_lines')))} line(s) that do not "
+        f"depend on weight values printed exactly, {html.escape(str(published.get('weight_dependent_lines')))} "
+        "weight-dependent line(s) printed in the same form")
     values = [
         f"{origin.who}, {NOT_RERUN}" if origin.kind == "published" else origin.who,
-        _hashes(entry.get("sources") or {}, hash_),
-        _hashes({entry.get("output", ""): entry.get("output_sha256", "")}, hash_),
-        _model(origin, hash_),
-        published or None,
-        f"Of the check against stand-ins: {versions}" if published else versions,
+        _hashes(entry.get("sources") or {}, short_hashes),
+        _hashes({entry.get("output", ""): entry.get("output_sha256", "")}, short_hashes),
+        _model(origin, short_hashes),
+        run or None,
+        f"Of the check against stand-ins: {versions}" if run else versions,
         recorded if origin.kind == "published" else f"{recorded}, in {html.escape(str(entry.get('seconds')))} s",
     ]
     return list(zip(LABELS, values, strict=True))
 
 
-def _hash(digest: Any) -> str:
-    # Breaks anywhere: a sha256 is one 64-character word, wider than a phone.
-    return f'<code class="provenance-hash">{html.escape(str(digest))}</code>'
-
-
-def _short_hash(digest: Any) -> str:
+def _hash(digest: Any, short: bool) -> str:
+    """The hash, which breaks anywhere (a sha256 is wider than a phone); `short`, its start opening onto it."""
     text = str(digest)
-    if len(text) <= SHORT_HASH:
-        return _hash(text)
-    return (f'<details class="provenance-digest"><summary><code>{html.escape(text[:SHORT_HASH])}…</code>'
-            f"</summary>{_hash(text)}</details>")
+    whole = f'<code class="provenance-hash">{html.escape(text)}</code>'
+    if not short or len(text) <= SHORT_HASH:
+        return whole
+    return f'<details class="provenance-digest"><summary>{_code(text[:SHORT_HASH] + "…")}</summary>{whole}</details>'
 
 
-def _hashes(files: Mapping[str, Any], hash_: Callable[[Any], str]) -> str:
-    items = "".join(f"<li>{_code(path)} sha256 {hash_(digest)}</li>" for path, digest in files.items())
+def _hashes(files: Mapping[str, Any], short: bool) -> str:
+    items = "".join(f"<li>{_code(path)} sha256 {_hash(digest, short)}</li>" for path, digest in files.items())
     return f'<ul class="provenance-files">{items}</ul>'
 
 
-def _model(origin: Origin, hash_: Callable[[Any], str]) -> str:
+def _model(origin: Origin, short: bool) -> str:
     if not origin.model:
         return origin.gpt2()
-    described = f"{_code(origin.model.get('id'))} at revision {hash_(origin.model.get('revision'))}"
+    described = f"{_code(origin.model.get('id'))} at revision {_hash(origin.model.get('revision'), short)}"
     files = origin.model.get("files")
     if origin.kind == "published" or not files:
         return f"{described}, not loaded by the build"
     only = "its tokenizer only (no weights), " if origin.kind == "tokenizer" else ""
-    return f"{described}, {only}loaded from these files: {_hashes(files, hash_)}"
+    return f"{described}, {only}loaded from these files: {_hashes(files, short)}"
 
 
 def _listed(versions: Mapping[str, Any]) -> str:
-    return ", ".join(f"{html.escape(_package(package))} {_code(version)}" for package, version in versions.items())
+    return ", ".join(f"{html.escape(_NAMES.get(name, name))} {_code(version)}" for name, version in versions.items())

@@ -1,9 +1,5 @@
-"""The links from pages back to their files, when GitHub Actions' variables name the repository.
-
-With GITHUB_SERVER_URL, GITHUB_REPOSITORY and GITHUB_SHA all set, pages link to their sources at the
-built commit, offer to edit them on the default branch and open notebooks in Colab. With none (a local
-build), they link to the copies inside the site. Only some (a Codespace sets no GITHUB_SHA) count as
-none: there is no commit to link to.
+"""The links from pages to their files in the repository at the built commit, to editing them and to Colab, when
+GitHub Actions' three variables name it; with none, or only some (a Codespace sets no GITHUB_SHA), there are none.
 """
 
 from __future__ import annotations
@@ -22,7 +18,6 @@ _FORMATS = {
     "GITHUB_SHA": (r"[0-9a-f]{40}", "the 40 hexadecimal digits of a commit"),
 }
 VARIABLES = tuple(_FORMATS)
-EDIT_BRANCH = "main"  # edits become pull requests against the branch the site is published from
 
 
 class RepositoryError(RecorderError):
@@ -51,8 +46,8 @@ class Repository:
 
 
 def edit_uri(docs_dir: str) -> str:
-    """MkDocs' `edit_uri` for pages in `docs_dir` (from the repository's root)."""
-    return f"edit/{EDIT_BRANCH}/{docs_dir}/"
+    """MkDocs' `edit_uri` for pages in `docs_dir`: edits become pull requests against the published branch."""
+    return f"edit/main/{docs_dir}/"
 
 
 def from_environment(environ: Mapping[str, str]) -> Repository | None:
