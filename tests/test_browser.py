@@ -13,7 +13,7 @@ from mkdocs.utils.meta import get_data
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Request, expect, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from recorder import compat_table
+from recorder import compat_page
 from recorder.directives import Compatibility, Directive, Example, Listing, Provenance, parse
 from recorder.project import Part, Project
 from recorder.snippets import discover
@@ -27,6 +27,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+# The rules of axe-core's category "color" that run by default (color-contrast-enhanced is AAA, off).
+COLOUR_RULES = {"type": "rule", "values": ["color-contrast", "link-in-text-block"]}
 ARTIFACTS = ROOT / "test-artifacts"
 DOCS = ROOT / "docs"
 PHONE = {"width": 390, "height": 844}
@@ -97,8 +99,9 @@ class Visit:
     requests: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
-    def open(self, path: str) -> Page:
-        response = self.page.goto(self.base_url + path, wait_until="networkidle")
+    def open(self, path: str, *, until: str = "load") -> Page:
+        """Go to `path`; `until="networkidle"` also waits out what scripts fetch after the load."""
+        response = self.page.goto(self.base_url + path, wait_until=until)
         assert response is not None and response.ok, f"{path}: HTTP {response and response.status}"
         return self.page
 
@@ -194,7 +197,7 @@ def site_pages(site: Path) -> list[str]:
 def test_every_page_loads_with_no_error_and_nothing_from_another_host(visit: Visit, built_site: Path) -> None:
     assert site_pages(built_site) == PAGES, "the pages the tests visit are the pages of the built site"
     for path in PAGES:
-        visit.open(path)
+        visit.open(path, until="networkidle")  # every request the page makes, the search index's included
     assert visit.requests, "no request was recorded"
     assert visit.remote_requests() == []
     assert visit.errors == []
@@ -203,9 +206,9 @@ def test_every_page_loads_with_no_error_and_nothing_from_another_host(visit: Vis
 @pytest.mark.parametrize("path", pages_showing(Compatibility))
 def test_compatibility_table_shows_each_difference_on_a_click(visit: Visit, path: str) -> None:
     """A row per snippet, grouped by part; each verdict other than "same" links to its lines or its error."""
-    table = compat_table.read(ROOT)
+    table = compat_page.read(ROOT)
     snippets = discover(ROOT)
-    checked = set(snippets) - set(compat_table.unchecked(ROOT, table, snippets))
+    checked = set(snippets) - set(compat_page.unchecked(ROOT, table, snippets))
     differing = [cell for name in checked for cell in table["snippets"][name]["results"].values()
                  if cell["verdict"] != "same"]
     page = visit.open(path)
@@ -341,7 +344,9 @@ def test_no_serious_accessibility_violations_in_light_or_dark(visit: Visit, path
         page.evaluate("document.querySelectorAll('details').forEach(details => details.open = true)")  # records too
         draw_whole_page(page)  # what a reader reaches, not the place-holders of what is not drawn yet
         page.add_script_tag(path=str(AXE))
-        violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+        # The palette changes colours and nothing else: dark mode runs only the rules that weigh colours.
+        options = {"resultTypes": ["violations"]} | ({} if scheme == "light" else {"runOnly": COLOUR_RULES})
+        violations = page.evaluate("async options => (await axe.run(document, options)).violations", options)
         serious += [f"{scheme}: {v['id']} ({v['impact']}): {v['help']} at {[node['target'] for node in v['nodes']]}"
                     for v in violations if v["impact"] in ("serious", "critical")]
     assert not serious, "\n".join(serious)
