@@ -1,6 +1,5 @@
 """mkdocs-llmstxt's `preprocess` module, in place of its `autoclean`, which deletes figures' text alternatives with
-their <svg>. It uses find_all: compiling CSS selectors costs more than converting a page.
-"""
+their <svg>. It uses find_all: compiling CSS selectors costs more than converting a page."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Each part's companion notebook, generated, never edited: its page's code and examples as cells, read as the page
-includes them, under each example its recorded output. The build reports one that lags like any other drift.
-"""
+includes them, under each example its recorded output. The build reports one that lags like any other drift."""
 
 from __future__ import annotations
 
@@ -28,7 +27,6 @@ from recorder.pages import PageError, Recorded, fence, recorded
 from recorder.pinned import SNIPPETS_DIR
 from recorder.project import NOTEBOOKS_DIR, Part, Project
 from recorder.provenance import Origin
-from recorder.snippets import REQUIREMENTS
 
 
 def load(root: Path) -> tuple[Project, Recorded]:
@@ -40,20 +38,18 @@ def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
     """The notebook of `part`, as `make record` writes it and the build expects it."""
     markdown = get_data((project.docs_dir / part.page).read_text(encoding="utf-8"))[0]
     blocks = [directive for directive in parse(markdown, part.page) if isinstance(directive, Listing)]
-    outputs = {block.name: recorded.output(block.name) for block in blocks if isinstance(block, Example)}
     section = _section_reader(project.config, recorded.root)  # checks each include, before _imports reads it
     examples = [_cell(section(block), f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}",
-                      [{"output_type": "stream", "name": "stdout", "text": outputs[block.name]}]
+                      [{"output_type": "stream", "name": "stdout", "text": recorded.output(block.name)}]
                       if isinstance(block, Example) else [])
                 for number, block in enumerate(blocks, 1)]
-    imports = _imports(recorded.root, blocks)
+    imports, pins = _imports(recorded.root, blocks)
     introduction = _introduction(markdown, recorded, blocks)
     cells = [{"cell_type": "markdown", "id": "about", "metadata": {}, "source": introduction},
-             _cell("%pip install " + " ".join(_pins(recorded.root, imports)), "install"),
-             _cell("\n".join(sorted(imports, key=_module_of)), "imports"), *examples]
-    metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-                "language_info": {"name": "python"}}
-    notebook = {"nbformat": v4.nbformat, "nbformat_minor": v4.nbformat_minor, "metadata": metadata, "cells": cells}
+             _cell("%pip install " + " ".join(pins), "install"), _cell("\n".join(imports), "imports"), *examples]
+    notebook = {"nbformat": v4.nbformat, "nbformat_minor": v4.nbformat_minor, "cells": cells, "metadata": {
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python"}}}
     return (nbformat.writes(nbformat.from_dict(notebook)) + "\n").encode()
 
 
@@ -68,23 +64,23 @@ def problems(project: Project, recorded: Recorded) -> list[store.Problem]:
     found = []
     for path, shown, part in _notebooks(project):
         if part is None:
-            found.append(store.Problem("*", f"{shown} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). "
-                                            "Delete it, or run `make record`, which does."))
+            found.append(f"{shown} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). Delete it, or run "
+                         "`make record`, which does.")
             continue
         try:
             expected = generate(project, recorded, part)
         except PageError:
             continue  # building the page reports it, naming the page and the fix
         except RecorderError as error:
-            found.append(store.Problem("*", f"{shown} cannot be generated: {error}"))
+            found.append(f"{shown} cannot be generated: {error}")
             continue
         if not path.exists():
-            found.append(store.Problem("*", f"{shown} is missing. Run `make record` and commit it."))
+            found.append(f"{shown} is missing. Run `make record` and commit it.")
         elif path.read_bytes() != expected:
-            found.append(store.Problem("*", f"{shown} differs from what `make record` generates from docs/{part.page}, "
-                                            f"its snippets and {REQUIREMENTS} (edited by hand, or not regenerated). "
-                                            "Notebooks are never edited: run `make record` and commit it."))
-    return found
+            found.append(f"{shown} differs from what `make record` generates from docs/{part.page}, its snippets and "
+                         f"{snippets.REQUIREMENTS} (edited by hand, or not regenerated). Notebooks are never edited: "
+                         "run `make record` and commit it.")
+    return [store.Problem("*", message) for message in found]
 
 
 def update(project: Project, report: Callable[[str], None], manifest: dict[str, dict[str, Any]]) -> None:
@@ -127,23 +123,28 @@ def _section_reader(config: MkDocsConfig, root: Path) -> Callable[[Listing], str
     return lambda block: "\n".join(reader.run(fence(root, block.file, block.section)[1:-1])).strip("\n")
 
 
-def _imports(root: Path, blocks: list[Listing]) -> dict[str, str]:
-    """Each import statement of the shown snippets (-> its file) but of other snippets: sections leave them out."""
+def _imports(root: Path, blocks: list[Listing]) -> tuple[list[str], list[str]]:
+    """The shown snippets' import statements, but of other snippets, by module (sections leave them out: the notebook
+    gathers them in one cell), and the pins of requirements.txt for the packages they need."""
     folders = {root / SNIPPETS_DIR, *(root / SNIPPETS_DIR / PurePosixPath(block.file).parent for block in blocks)}
     local = {path.stem for folder in folders for path in folder.glob("*.py")}
-    statements: dict[str, str] = {}
+    pinned, wanted = snippets.pins(root), set()
+    statements: dict[str, str] = {}  # statement -> the module it is sorted by
     for file in dict.fromkeys(block.file for block in blocks):
         source = (root / SNIPPETS_DIR / file).read_text(encoding="utf-8")
         for node in ast.parse(source).body:
-            if isinstance(node, ast.Import | ast.ImportFrom) and not getattr(node, "level", 0):
-                modules = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module]
-                if not any(str(module).split(".")[0] in local for module in modules):
-                    statements.setdefault(ast.get_source_segment(source, node), file)
-    return statements
-
-
-def _module_of(statement: str) -> str:
-    return statement.split()[1]
+            if not isinstance(node, ast.Import | ast.ImportFrom) or getattr(node, "level", 0):
+                continue
+            modules = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [str(node.module)]
+            if any(module.split(".")[0] in local for module in modules):
+                continue
+            statements.setdefault(ast.get_source_segment(source, node), modules[0])
+            for module in sorted({module.split(".")[0] for module in modules} - sys.stdlib_module_names):
+                if not (found := pins_providing(pinned, module)):
+                    raise store.RecordError(f"{SNIPPETS_DIR}/{file} imports `{module}`, which {snippets.REQUIREMENTS} "
+                                            "does not pin. Pin the package that provides it there as NAME==VERSION.")
+                wanted.update(found)
+    return sorted(statements, key=lambda statement: statements[statement]), sorted(wanted, key=str.lower)
 
 
 def pins_providing(pinned: Mapping[str, str], module: str) -> list[str]:
@@ -153,21 +154,8 @@ def pins_providing(pinned: Mapping[str, str], module: str) -> list[str]:
     return [pinned[canonicalize_name(name)] for name in names if canonicalize_name(name) in pinned]
 
 
-def _pins(root: Path, imports: dict[str, str]) -> list[str]:
-    """`NAME==VERSION` from requirements.txt for each installed package the imports need."""
-    pinned, wanted = snippets.pins(root), set()
-    for statement, file in imports.items():
-        if (module := _module_of(statement).split(".")[0]) not in sys.stdlib_module_names:
-            if not (found := pins_providing(pinned, module)):
-                raise store.RecordError(f"{SNIPPETS_DIR}/{file} imports `{module}`, which {REQUIREMENTS} does not "
-                                        "pin. Pin the package that provides it there as NAME==VERSION.")
-            wanted.update(found)
-    return sorted(wanted, key=str.lower)
-
-
 def _introduction(markdown: str, recorded: Recorded, blocks: list[Listing]) -> str:
-    title_match = re.search(r"^# (.+)$", markdown, re.M)
-    title = title_match.group(1).strip() if title_match else "this article"
+    title = match.group(1).strip() if (match := re.search(r"^# (.+)$", markdown, re.M)) else "this article"
     # The files of each origin, worded as the line under each output says it, without its day.
     origins: dict[str, dict[str, None]] = {}
     for block in blocks:

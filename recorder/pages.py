@@ -1,6 +1,5 @@
 """What the page directives show (`Recorded` is what a page may read): snippet sections, read as pymdownx.snippets
-includes them, and recorded outputs and figures as HTML.
-"""
+includes them, and recorded outputs and figures as HTML."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """An output's provenance, worded once (`Origin`) for its line and record, the Provenance table, the notebooks and
-`make diff`. A hand edit can fill `outputs/manifest.json` with anything: every value is escaped, none assumed there.
-"""
+`make diff`. A hand edit can fill `outputs/manifest.json` with anything: every value is escaped, none assumed there."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The links from pages to their files in the repository at the built commit, to editing them and to Colab, when
-GitHub Actions' three variables name it; with none, or only some (a Codespace sets no GITHUB_SHA), there are none.
-"""
+GitHub Actions' three variables name it; with none, or only some (a Codespace sets no GITHUB_SHA), there are none."""
 
 from __future__ import annotations
 
@@ -40,9 +39,8 @@ class Repository:
 
     def colab(self, path: str) -> str | None:
         """Colab opening the notebook `path` of the built commit; Colab opens only github.com."""
-        if urlsplit(self.server).netloc != "github.com":
-            return None
-        return f"https://colab.research.google.com/github/{self.name}/blob/{self.commit}/{path}"
+        on_github = urlsplit(self.server).netloc == "github.com"
+        return f"https://colab.research.google.com/github/{self.name}/blob/{self.commit}/{path}" if on_github else None
 
 
 def edit_uri(docs_dir: str) -> str:
@@ -57,11 +55,9 @@ def from_environment(environ: Mapping[str, str]) -> Repository | None:
         return None
     for name, (form, example) in _FORMATS.items():
         if not re.fullmatch(form, values[name]):
-            raise RepositoryError(
-                f"the environment variable {name}={values[name]!r} is not {example}, so pages cannot link "
-                f"to the repository. Set it as GitHub Actions does, or unset {', '.join(VARIABLES)} to "
-                "link pages to the copies inside the site."
-            )
+            raise RepositoryError(f"the environment variable {name}={values[name]!r} is not {example}, so pages cannot "
+                                  f"link to the repository. Set it as GitHub Actions does, or unset "
+                                  f"{', '.join(VARIABLES)} to link pages to the copies inside the site.")
     return Repository(*values.values())
 
 
