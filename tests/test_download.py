@@ -10,6 +10,7 @@ quickly, losing nothing.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -19,15 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from recorder.hub import RETRIES, DownloadFailed, snapshot_dir
+from recorder.hub import PROBE_SECONDS, REQUEST_SECONDS, SILENT_SECONDS, DownloadFailed, snapshot_dir
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, short
 from recorder.runner import run_one
 from recorder.snippets import Snippet
 from stand_in_hub import Snapshot, StandInHub
 from support import snapshot
 
-# Runs `python -m recorder record` refusing connections beyond 127.0.0.1; given a sha256,
-# first pins it in place of GPT-2's, as only tests do.
+# Runs `python -m recorder record` refusing connections beyond 127.0.0.1, after setting what its
+# arguments say of recorder.hub, as only tests do: `WEIGHTS_SHA256=<sha256>` pins a stand-in in place of GPT-2.
 RECORD_ON_LOOPBACK = """
 import socket, sys
 
@@ -41,14 +42,20 @@ sys.addaudithook(loopback_only)
 from recorder import hub
 from recorder.__main__ import main
 
-if len(sys.argv) > 1:
-    hub.WEIGHTS_SHA256 = sys.argv[1]
+for setting in sys.argv[1:]:
+    name, value = setting.split("=")
+    setattr(hub, name, type(getattr(hub, name))(value))
 sys.exit(main(["record"]))
 """
 # Well below the 300 s a snippet may take: a download that hangs fails the test.
 SECONDS = 120
 # What the record step may take against a hub that never answers (huggingface_hub alone waits over six minutes).
 SILENT_HUB_SECONDS = 60
+# The waits of recorder.hub in the tests' children: a second for an answer, and long enough a silence
+# for a second request after huggingface_hub's first pause (1 s), not for a third after its next (2 s).
+SHORT_WAITS = ("REQUEST_SECONDS=1", "SILENT_SECONDS=4")
+# Restarts of a download that gets no further, in the tests' children: each costs huggingface_hub's 1 s pause.
+RETRIES = 2
 
 
 @pytest.fixture(scope="session")
@@ -70,13 +77,13 @@ def hf_home(tmp_path: Path) -> Path:
     return home
 
 
-def record_online(run, project: Path, hub: StandInHub, hf_home: Path, *pinned: str,
+def record_online(run, project: Path, hub: StandInHub, hf_home: Path, *settings: str,
                   seconds: float = SECONDS) -> subprocess.CompletedProcess[str]:
     hub_settings = ("HF_", "HUGGINGFACE_", "TRANSFORMERS_")
     env = {name: value for name, value in os.environ.items()
            if not name.startswith(hub_settings) and "proxy" not in name.lower()}
     env |= {"HF_ENDPOINT": hub.url, "HF_HOME": str(hf_home), "NO_MKDOCS_2_WARNING": "1"}
-    result = run("python", "-c", RECORD_ON_LOOPBACK, *pinned, cwd=project, env=env, timeout=seconds)
+    result = run("python", "-c", RECORD_ON_LOOPBACK, *settings, cwd=project, env=env, timeout=seconds)
     assert "connection outside 127.0.0.1" not in result.stderr
     return result
 
@@ -125,14 +132,25 @@ def test_a_hub_without_the_pinned_revision_is_named_as_the_cause(run, project: P
     assert committed(project) == before
 
 
-@pytest.mark.slow  # about 25 s of waiting: scheduled first, as the slow ones are
+def test_the_waits_on_a_hub_that_never_answers_add_up_to_less_than_a_minute() -> None:
+    """After the probe, the last request the watch lets through leaves just before SILENT_SECONDS, waits
+    REQUEST_SECONDS at most, then huggingface_hub pauses its longest backoff at most before the next, refused."""
+    from huggingface_hub.utils import http_backoff
+
+    longest_pause = inspect.signature(http_backoff).parameters["max_wait_time"].default
+    worst = PROBE_SECONDS + SILENT_SECONDS + REQUEST_SECONDS + longest_pause
+    assert worst < SILENT_HUB_SECONDS
+
+
 def test_a_hub_that_never_answers_is_named_within_a_minute(run, project: Path, tmp_path: Path,
                                                            hf_home: Path) -> None:
-    """It accepts every connection and reads the request, then says nothing (so it needs no files to serve)."""
+    """It accepts every connection and reads the request, then says nothing (so it needs no files to serve).
+
+    With SHORT_WAITS: the test above adds up the real ones."""
     before = committed(project)
     with StandInHub(Snapshot(tmp_path, {}), mode="silent") as silent:
         started = time.monotonic()
-        result = record_online(run, project, silent, hf_home, seconds=SILENT_HUB_SECONDS)
+        result = record_online(run, project, silent, hf_home, *SHORT_WAITS, seconds=SILENT_HUB_SECONDS)
         seconds = time.monotonic() - started
 
     assert seconds < SILENT_HUB_SECONDS
@@ -152,7 +170,7 @@ def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_re_
     article's published run are executed, compared with it, and recorded."""
     stand_in_hub.mode = "drops-weights"
     before = committed(project)
-    result = record_online(run, project, stand_in_hub, hf_home)
+    result = record_online(run, project, stand_in_hub, hf_home, f"RETRIES={RETRIES}")
 
     failed(result, f"error: downloading {WEIGHTS_FILE} of {MODEL_ID}@{short()} from {stand_in_hub.url} failed: "
                    "the connection broke", "the last time: RemoteProtocolError: peer closed connection",
@@ -164,7 +182,7 @@ def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_re_
     stand_in_hub.mode = "healthy"
     manifest = project / "outputs" / "manifest.json"
     published = json.loads(manifest.read_text())["snippets"]
-    again = record_online(run, project, stand_in_hub, hf_home, served.etags[WEIGHTS_FILE])
+    again = record_online(run, project, stand_in_hub, hf_home, f"WEIGHTS_SHA256={served.etags[WEIGHTS_FILE]}")
 
     assert again.returncode == 0, again.stderr
     assert "confirmed: snippets/token-embeddings/embedding_table.py prints exactly the published output" in again.stdout
