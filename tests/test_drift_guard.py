@@ -44,11 +44,11 @@ def drifts(project: Path, part: Part) -> dict[str, tuple[tuple[Path, str, str], 
     snippet = examples(part)[0]
     module = shared(part)
     page = project / "docs" / part.page
-    file = snippet.file.split("/")[1]  # as the part's page names it
+    file = snippet.path.name  # as the part's page names it
     cases = {
         "a changed snippet": (
-            appended(project / "snippets" / snippet.file, "\n# edited\n"),
-            [f"snippets/{snippet.file}", "changed since its output was recorded", "make record"],
+            appended(project / "snippets" / f"{snippet.name}.py", "\n# edited\n"),
+            [f"snippets/{snippet.name}.py", "changed since its output was recorded", "make record"],
         ),
         "a hand-edited output": (
             appended(project / "outputs" / f"{snippet.name}.txt", "edited\n"),
@@ -76,7 +76,7 @@ def drifts(project: Path, part: Part) -> dict[str, tuple[tuple[Path, str, str], 
         ),
         "a page including a missing section": (
             appended(page, f"\n{{{{ example {file}:lookups }}}}\n"),
-            [f"docs/{part.page}", f"snippets/{snippet.file} has no `# --8<-- [start:lookups]` marker",
+            [f"docs/{part.page}", f"snippets/{snippet.name}.py has no `# --8<-- [start:lookups]` marker",
              "or fix the section name"],
         ),
     }
@@ -137,24 +137,24 @@ def recordable_example() -> tuple[Part, Snippet, str]:
 @pytest.mark.slow
 def test_removed_section_is_a_build_error_even_when_recorded(run, project: Path) -> None:
     part, snippet, section = recordable_example()
-    path = project / "snippets" / snippet.file
+    path = project / "snippets" / f"{snippet.name}.py"
     edit(path, f"# --8<-- [start:{section}]\n", "")
     edit(path, f"# --8<-- [end:{section}]\n", "")
     assert run("python", "-m", "recorder", "record", cwd=project).returncode == 0
     result = build(project)
     assert result.returncode != 0
-    assert f"docs/{part.page}: snippets/{snippet.file} has no `# --8<-- [start:{section}]` marker" in result.stderr
+    assert f"docs/{part.page}: snippets/{snippet.name}.py has no `# --8<-- [start:{section}]` marker" in result.stderr
 
 
 @pytest.mark.slow
 def test_record_fixes_what_it_can_and_the_build_passes_again(run, project: Path) -> None:
     _, snippet, _ = recordable_example()
-    path = project / "snippets" / snippet.file
+    path = project / "snippets" / f"{snippet.name}.py"
     path.write_text(path.read_text(encoding="utf-8") + 'print("one more line")\n', encoding="utf-8")
     before = snapshot(project / "outputs")
     result = run("python", "-m", "recorder", "record", cwd=project)
     assert result.returncode == 0, result.stderr
-    assert f"[1/1] snippets/{snippet.file}" in result.stdout
+    assert f"[1/1] snippets/{snippet.name}.py" in result.stdout
     after = snapshot(project / "outputs")
     assert {name for name in after if after[name] != before.get(name)} == {f"{snippet.name}.txt", "manifest.json"}
     assert after[f"{snippet.name}.txt"] == before[f"{snippet.name}.txt"] + b"one more line\n"
