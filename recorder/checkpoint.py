@@ -12,10 +12,7 @@ from recorder.runner import in_child
 
 
 def create(hub_cache: Path, *, seed: int, n_layer: int = 1) -> Path:
-    """Save a GPT-2-shaped checkpoint into `hub_cache`; returns its snapshot folder.
-
-    One layer keeps every shape the snippets print and cuts the size; the benchmark uses all 12.
-    """
+    """Save a GPT-2-shaped checkpoint into `hub_cache`; one layer keeps every shape the snippets print."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
     from transformers.utils import logging
@@ -26,8 +23,7 @@ def create(hub_cache: Path, *, seed: int, n_layer: int = 1) -> Path:
     torch.manual_seed(seed)
     GPT2LMHeadModel(GPT2Config(n_layer=n_layer)).save_pretrained(snapshot)
     GPT2Tokenizer(vocab=str(vocab), merges=str(merges)).save_pretrained(snapshot)
-    # Saved, the tokenizer is tokenizer.json alone: snippets that fetch GPT-2's vocab.json and merges.txt by name
-    # (`hf_hub_download`) find them here.
+    # Saved, the tokenizer is tokenizer.json alone: here for snippets that fetch them by name (`hf_hub_download`).
     for name, packaged in zip(TOKENIZER_FILES[:2], (vocab, merges), strict=True):
         shutil.copyfile(packaged, snapshot / name)
     (snapshot.parent.parent / "refs").mkdir(exist_ok=True)

