@@ -115,32 +115,28 @@ def _snapshot() -> Path:
 
 def fetch_pinned(report: Callable[[str], None]) -> None:
     """Download the pinned files the cache lacks, once `configure` found the hub reachable."""
-    from huggingface_hub import hf_hub_download
-
-    for name in PREFETCHED:
-        if not (_snapshot() / name).is_file():
-            report(f"downloading {name} of {MODEL_ID}@{short()} from {_endpoint()}")
-            try:
-                hf_hub_download(MODEL_ID, name, revision=REVISION)
-            except Exception as error:
-                raise DownloadFailed(_fetch_failure(name, error)) from error
-
-
-def _fetch_failure(name: str, error: Exception) -> str:
-    from huggingface_hub import errors
+    from huggingface_hub import errors, hf_hub_download
 
     check = "If HF_ENDPOINT is set, check that the hub it names"
-    for kind, lacks in (
-        (errors.RevisionNotFoundError, f"no revision {REVISION} of {MODEL_ID}. Check the revision pinned in "
-                                       "recorder/pinned.py and the snippets that load GPT-2 and, if HF_ENDPOINT is "
-                                       "set, that the hub it names holds that revision"),
-        (errors.RepositoryNotFoundError, f"no model {MODEL_ID}, or refuses access to it. {check} serves the model"),
-        (errors.RemoteEntryNotFoundError, f"no {name} in {MODEL_ID} at revision {REVISION}. {check} holds the "
-                                          "whole model"),
-    ):
-        if isinstance(error, kind):
-            return f"the hub at {_endpoint()} has {lacks}; then run `make record` again."
-    return f"downloading {name} of {MODEL_ID}@{short()} from {_endpoint()} failed: {_cause(error)}. {RETRY}"
+    for name in PREFETCHED:
+        if (_snapshot() / name).is_file():
+            continue
+        report(f"downloading {name} of {MODEL_ID}@{short()} from {_endpoint()}")
+        try:
+            hf_hub_download(MODEL_ID, name, revision=REVISION)
+        except Exception as error:
+            failure = f"downloading {name} of {MODEL_ID}@{short()} from {_endpoint()} failed: {_cause(error)}. {RETRY}"
+            for kind, lacks in (
+                (errors.RevisionNotFoundError, f"no revision {REVISION} of {MODEL_ID}. Check the revision pinned in "
+                                               "recorder/pinned.py and the snippets that load GPT-2 and, if "
+                                               "HF_ENDPOINT is set, that the hub it names holds that revision"),
+                (errors.RepositoryNotFoundError, f"no model {MODEL_ID}, or refuses access to it. {check} serves it"),
+                (errors.RemoteEntryNotFoundError, f"no {name} in {MODEL_ID} at revision {REVISION}. {check} holds "
+                                                  "the whole model"),
+            ):
+                if isinstance(error, kind):
+                    failure = f"the hub at {_endpoint()} has {lacks}; then run `make record` again."
+            raise DownloadFailed(failure) from error
 
 
 def hub_failure(error: BaseException, source: str) -> DownloadFailed | None:
@@ -206,14 +202,10 @@ class _Watch:
                 f"request(s) given {REQUEST_SECONDS:g} s each, and was not asked again ({request.method} "
                 f"{request.url}). If HF_ENDPOINT is set, check that the hub it names is up")
         self.unanswered += 1
-        if request.method == "GET":
-            resumed = re.fullmatch(r"bytes=(\d+)-.*", request.headers.get("Range", ""))
-            self._not_stuck(str(request.url), int(resumed[1]) if resumed else 0)
-
-    def response(self, response: httpx.Response) -> None:
-        self.silent_since, self.unanswered = None, 0
-
-    def _not_stuck(self, url: str, start: int) -> None:
+        if request.method != "GET":
+            return
+        url, resumed = str(request.url), re.fullmatch(r"bytes=(\d+)-.*", request.headers.get("Range", ""))
+        start = int(resumed[1]) if resumed else 0
         furthest, stuck = self.kept.get(url, (start, -1))
         stuck = 0 if start > furthest else stuck + 1
         if stuck >= RETRIES:
@@ -221,6 +213,9 @@ class _Watch:
             raise DownloadFailed(f"the connection broke {stuck + 1} times in a row with no more than {furthest:,} "
                                  f"bytes of {url} downloaded" + (f"; the last time: {_one_line(last)}" if last else ""))
         self.kept[url] = (max(start, furthest), stuck)
+
+    def response(self, response: httpx.Response) -> None:
+        self.silent_since, self.unanswered = None, 0
 
     def client(self) -> httpx.Client:
         from huggingface_hub.utils._http import default_client_factory  # not re-exported: the client to extend
