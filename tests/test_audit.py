@@ -38,7 +38,7 @@ def test_every_html_page_of_the_site_is_found_as_a_browser_asks_for_it(tmp_path:
 def test_scores_are_medians_per_category_and_costs_come_from_the_median_run(report: audit.Report) -> None:
     runs = [scored(report, performance=0.97, accessibility=0.9), scored(report, performance=0.5),
             scored(report, performance=0.93, seo=0.9)]
-    result = audit.page_result("part/", runs)
+    result = audit.PageResult("part/", runs)
     assert result.scores == {"performance": 0.93, "accessibility": 1.0, "best-practices": 1.0, "seo": 1.0}
     assert result.performance_runs == [0.97, 0.5, 0.93]
     assert result.report is runs[2]
@@ -46,13 +46,13 @@ def test_scores_are_medians_per_category_and_costs_come_from_the_median_run(repo
 
 
 def test_a_page_at_every_goal_is_one_line_of_scores(report: audit.Report) -> None:
-    result = audit.page_result("", [scored(report, performance=0.95, best_practices=0.95, seo=0.95)] * 3)
+    result = audit.PageResult("", [scored(report, performance=0.95, best_practices=0.95, seo=0.95)] * 3)
     assert result.missed() == []
     assert audit.describe(result) == ["/", "  Performance 0.95  Accessibility 1.00  Best Practices 0.95  SEO 0.95"]
 
 
 def test_a_slow_page_shows_its_three_largest_costs_with_their_largest_items(report: audit.Report) -> None:
-    lines = audit.describe(audit.page_result("token-embeddings/", [report] * 3))
+    lines = audit.describe(audit.PageResult("token-embeddings/", [report] * 3))
     assert lines[:3] == [
         "/token-embeddings/",
         "  Performance 0.79 (goal 0.95)  Accessibility 1.00  Best Practices 1.00  SEO 1.00",
@@ -69,7 +69,7 @@ def test_a_slow_page_shows_its_three_largest_costs_with_their_largest_items(repo
 def test_a_category_other_than_performance_below_its_goal_names_its_failed_audits(report: audit.Report) -> None:
     failing = scored(report, performance=0.99, accessibility=0.96)
     failing["audits"]["color-contrast"]["score"] = 0
-    result = audit.page_result("", [failing] * 3)
+    result = audit.PageResult("", [failing] * 3)
     assert result.missed() == ["accessibility"]
     assert audit.describe(result)[2:] == [
         "  accessibility below the goal; failed audits:",
@@ -83,7 +83,7 @@ def test_a_category_failing_in_most_runs_is_described_from_one_of_them(report: a
     failing["audits"]["color-contrast"]["score"] = 0
     runs = [failing, scored(report, performance=0.98), copy.deepcopy(failing)]
     runs[2]["categories"]["performance"]["score"] = 0.99
-    result = audit.page_result("notebook/", runs)
+    result = audit.PageResult("notebook/", runs)
     assert result.report is runs[1] and result.missed() == ["accessibility"]
     assert audit.describe(result)[3:] == [
         "    Background and foreground colors have a sufficient contrast ratio (color-contrast)"]
@@ -93,7 +93,7 @@ def test_the_audit_fails_when_any_page_misses_a_goal(report: audit.Report, monke
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     pages = {"": scored(report, performance=0.99), "token-embeddings/": report}
     monkeypatch.setattr(audit, "audit_site", lambda site, runs: [
-        audit.page_result(path, [page] * runs) for path, page in pages.items()])
+        audit.PageResult(path, [page] * runs) for path, page in pages.items()])
     assert audit.main(["--site", "site"]) == 1
     assert "1 of 2 pages miss a goal: /token-embeddings/" in capsys.readouterr().out
     pages["token-embeddings/"] = scored(report, performance=0.96)

@@ -1,8 +1,5 @@
-"""Serve a built site on 127.0.0.1, on a free port, for as long as a `with` block runs.
-
-Text is sent gzip-compressed to clients that accept it, as static hosts do,
-so an audit measures the transfer sizes readers would get.
-"""
+"""Serve a built site on 127.0.0.1 while a `with` block runs, text gzip-compressed as static hosts send it,
+so that an audit measures the transfer sizes readers get."""
 
 from __future__ import annotations
 
@@ -23,15 +20,13 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         if path.is_dir() and self.path.split("?")[0].endswith("/"):
             path /= "index.html"
         kind = self.guess_type(str(path))
-        accepts_gzip = "gzip" in self.headers.get("Accept-Encoding", "")
-        if not (accepts_gzip and path.is_file() and kind.startswith(COMPRESSED_TYPES)):
-            super().do_GET()
-            return
+        accepted = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (accepted and path.is_file() and kind.startswith(COMPRESSED_TYPES)):
+            return super().do_GET()
         body = gzip.compress(path.read_bytes(), mtime=0)
         self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Encoding", "gzip")
-        self.send_header("Content-Length", str(len(body)))
+        for header, value in {"Content-Type": kind, "Content-Encoding": "gzip", "Content-Length": len(body)}.items():
+            self.send_header(header, str(value))
         self.end_headers()
         self.wfile.write(body)
 
@@ -41,15 +36,12 @@ class _SiteHandler(SimpleHTTPRequestHandler):
 
 @contextmanager
 def served(folder: Path) -> Iterator[str]:
-    """Yield the base URL (ending in `/`) of `folder` served over HTTP on loopback."""
+    """Yield the base URL (ending in `/`) of `folder` served over HTTP on loopback, on a free port."""
     if not (folder / "index.html").is_file():
         raise FileNotFoundError(f"{folder}/index.html does not exist. Build the site first: `make site`.")
-    handler = partial(_SiteHandler, directory=str(folder))
-    with ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
-        thread = threading.Thread(target=server.serve_forever, name="local-site", daemon=True)
-        thread.start()
+    with ThreadingHTTPServer(("127.0.0.1", 0), partial(_SiteHandler, directory=str(folder))) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
             yield f"http://127.0.0.1:{server.server_port}/"
         finally:
-            server.shutdown()
-            thread.join()
+            server.shutdown()  # returns once serve_forever has
