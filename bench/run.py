@@ -1,46 +1,42 @@
-"""`make bench`: time the build against the physical limit, mkdocs-jupyter and a plain MkDocs build.
+"""`make bench`: time the record step and the build against the physical limit, mkdocs-jupyter and plain MkDocs.
 
-Everything happens in a temporary folder: a full-size stand-in GPT-2 (12
-layers, random weights, GPT-2's tokenizer) in its own Hugging Face cache, a
-copy of the project that only the benchmark's record step may fill from it,
-a second copy with PARTS generated parts, the limit's script and the peer's site.
-
-- limit: one plain `python` running the snippets' code inline, the model loaded once;
-- cold record: `make record` with every snippet stale, in benchmark mode (`bench.project_copy`);
-- cold make site: the same inside `mkdocs build --strict`, as `make site` records what is stale;
+In a temporary folder, with a full-size stand-in GPT-2 (12 layers, random weights) in its own Hugging Face cache:
+- limit: one plain `python` running the snippets' code, the model loaded once;
+- cold record: `make record` with every snippet stale, in a marked copy of the project (`--record COPY`);
+- cold make site: the same inside `mkdocs build --strict` (`--build`), as `make site` records what is stale;
 - peer: the snippets as one jupytext page that mkdocs-jupyter executes, cache off;
-- no-op make site: `make site` with nothing stale, against a plain build of the
-  same pages without the plugin (its directives then stay as text); the same
-  again in the copy with PARTS more parts.
-
-Each ratio's two variants run back to back, ROUNDS times, taking turns at going
-first; a ratio is the median of its rounds' ratios, the table shows medians.
-Untimed, first: the limit prints what the record step records.
-
-    python -m bench.run
-
-Where a ratio misses its goal, run the variant's command under pyinstrument to
-see where its time goes, e.g. `python -m pyinstrument -m mkdocs build --strict`
-in the project for a no-op `make site`.
+- no-op make site: `make site` with nothing stale, against a plain build without the plugin (its directives
+  then stay as text); the same again in a copy with PARTS generated parts more.
+Untimed, first: the limit prints exactly what the record step records. Then each ratio's two variants run back
+to back, ROUNDS times, taking turns at going first; a ratio is the median of its rounds' ratios. Where one
+misses its goal, profile its variant: `python -m pyinstrument -m mkdocs build --strict`, say.
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import os
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+import time
+from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
-from bench import generated, measure, project_copy, report
-from bench.measure import Sample
 from recorder import checkpoint
 from recorder.errors import RecorderError
-from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR
+from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
+from recorder.project import CONFIG_FILE, PLUGIN
 from recorder.runner import QUIET_LIBRARIES
-from recorder.snippets import discover
+from recorder.snippets import discover, parts
 
+PROJECT = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).with_name("results.json")
+MARKER = ".benchmark-copy"
 ROUNDS = 5
 PARTS = 20
 PLAIN_CONFIG = "mkdocs-plain.yml"
@@ -48,111 +44,227 @@ PLAIN_CONFIG = "mkdocs-plain.yml"
 # naming an existing file keeps `make` from installing the copy (`-e .`) into this venv.
 MAKE = ("make", "--no-print-directory", f"VENV={sys.prefix}", f"STAMP={sys.executable}")
 NOOP, PLAIN = "no-op make site", "plain mkdocs build"
+# Name, the variant over the one run in the same rounds right before or after it, what of a Sample, the most it may be.
 RATIOS = [
-    report.Ratio("cold record / limit", "cold record", "limit", "seconds", 1.15),
-    report.Ratio("cold make site / peer", "cold make site", "peer", "seconds", 1.0),
-    report.Ratio(f"{NOOP} / {PLAIN}", NOOP, PLAIN, "seconds", 1.3),
-    report.Ratio("peak memory: cold record / limit", "cold record", "limit", "peak_mib", 1.10),
-    report.Ratio(f"{NOOP} / {PLAIN}, {PARTS} parts", f"{NOOP}, {PARTS} parts", f"{PLAIN}, {PARTS} parts",
-                 "seconds", 1.3),
+    ("cold record / limit", "cold record", "limit", "seconds", 1.15),
+    ("cold make site / peer", "cold make site", "peer", "seconds", 1.0),
+    (f"{NOOP} / {PLAIN}", NOOP, PLAIN, "seconds", 1.3),
+    ("peak memory: cold record / limit", "cold record", "limit", "peak_mib", 1.10),
+    (f"{NOOP} / {PLAIN}, {PARTS} parts", f"{NOOP}, {PARTS} parts", f"{PLAIN}, {PARTS} parts", "seconds", 1.3),
 ]
+PEER_CONFIG = {"site_name": "Every example of the series, rendered by mkdocs-jupyter",
+               "theme": {"name": "material", "font": False},
+               "plugins": ["search", {"mkdocs-jupyter": {"execute": True, "cache": False, "allow_errors": False}}]}
+# A generated part: a page with values in its front matter and directives, and two snippets that load nothing.
+PART_PAGE = "\n".join([
+    "---", "description: A part generated by the benchmark", "values:", "  total:", "    output: total",
+    "    pattern: '^total (\\d+)$'", "---", "# Generated part {number}", "", "{{{{ example total.py }}}}", "",
+    "The total is {{{{ value total }}}}, and the squares are:", "", "{{{{ example squares.py:table }}}}", ""])
+PART_SNIPPETS = {
+    "total.py": '"""The sum of the first numbers."""\n\nprint(f"total {{sum(range({number}))}}")\n',
+    "squares.py": '"""Squares, a line each."""\n\n# --8<-- [start:table]\nfor n in range({number}):\n'
+                  '    print(f"{{n}} squared is {{n * n}}")\n# --8<-- [end:table]\n',
+}
 
 
-class Unexpected(RecorderError):
-    """A build did something other than what the benchmark times; the message says what."""
+class BenchFailed(RecorderError):
+    """A command failed or did other than what the benchmark times; the message says what."""
+
+
+class Sample(NamedTuple):
+    """From `wait4`: the child's and its waited-for descendants' largest resident set and their CPU time."""
+
+    seconds: float
+    peak_mib: float
+    cpu_seconds: float  # user and system: none of the time spent waiting for other work on the machine
+
+
+def copy_project(destination: Path) -> Path:
+    """Copy the project's working tree (tracked and new files, not ignored ones) and mark the copy."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=PROJECT, capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        if (PROJECT / name).is_file():
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(PROJECT / name, destination / name)
+    (destination / MARKER).write_text("A throwaway copy made by `make bench`, recorded from a stand-in.\n")
+    return destination
+
+
+def record_copy(root: Path, build: bool) -> None:
+    """Record a copy `make bench` marked, every snippet stale, with the files loaded hashed but not compared
+    with the pins (the stand-in's weights are random): never the project's outputs/."""
+    root = root.resolve()
+    if root == PROJECT or not (root / MARKER).is_file():
+        why = ("is the project itself: stand-in outputs never go into its outputs/" if root == PROJECT
+               else f"is not a copy made by the benchmark (it has no {MARKER})")
+        raise BenchFailed(f"{root} {why}. Run `make bench`, which records into a temporary copy of its own.")
+    # Imported here: a child's peak memory counts its parent's resident set, which these imports would grow.
+    from recorder.record import record
+
+    (root / OUTPUTS_DIR / MANIFEST_NAME).unlink(missing_ok=True)
+    if build:  # as `make site` runs it: the plugin records what is stale, in the build's process
+        from mkdocs.__main__ import cli
+
+        from recorder import plugin
+
+        plugin.record = partial(record, pinned_files=False)
+        os.environ["RECORD_STALE"] = "true"
+        os.chdir(root)
+        cli(["build", "--strict"])  # exits with the build's status
+    record(root, report=partial(print, flush=True), pinned_files=False)
+
+
+def cells(root: Path) -> list[str]:
+    """The limit's and the peer's code, run as the record step runs it: part by part, with the part's folder on
+    sys.path, so that its modules (like `pinned_gpt2`) load once, each example in a function, its names its own."""
+    found, examples = [], discover(root)
+    for part in parts(root):
+        folders = [str(root / SNIPPETS_DIR / part), str(root / SNIPPETS_DIR)]
+        found.append(f"import sys\n\nsys.path[:0] = {folders!r}\n")
+        for snippet in (snippet for snippet in examples.values() if snippet.part == part):
+            function = ast.parse("def example(): pass").body[0]
+            # Not what puts snippets/ on sys.path from the file's own path: it is there, and this file is elsewhere.
+            function.body = [node for node in ast.parse(snippet.path.read_text(encoding="utf-8")).body
+                             if not (isinstance(node, ast.Expr) and ast.unparse(node.value).startswith("sys.path."))]
+            found.append(f"{ast.unparse(function)}\n\n\nexample()\n")
+        # The next part imports its own modules, which may have the same names.
+        modules = sorted(path.stem for folder in folders for path in Path(folder).glob("*.py"))
+        found.append(f"for name in {modules!r}:\n    sys.modules.pop(name, None)\ndel sys.path[:2]\n")
+    return found
+
+
+def write_plain_config(root: Path) -> None:
+    """The site's configuration with the plugin off: the same pages, built plainly."""
+    config, entry = (root / CONFIG_FILE).read_text(encoding="utf-8"), f"  - {PLUGIN}:\n"
+    assert config.count(entry) == 1, f"{CONFIG_FILE} lists the plugin other than as `{entry.strip()}` with options"
+    config = config.replace(entry, f"{entry}      enabled: false\n")
+    # Links to the files the plugin publishes then have no target: said, not fatal. MkDocs reads the last key.
+    (root / PLAIN_CONFIG).write_text(f"{config}\nvalidation:\n  links:\n    not_found: info\n", encoding="utf-8")
+
+
+def add_parts(root: Path) -> None:
+    """PARTS parts, each a page, a folder of snippets and a line of the navigation."""
+    names = [f"part-{number:02d}" for number in range(1, PARTS + 1)]
+    for number, name in enumerate(names, 1):
+        (root / "docs" / f"{name}.md").write_text(PART_PAGE.format(number=number), encoding="utf-8")
+        (root / SNIPPETS_DIR / name).mkdir()
+        for file, code in PART_SNIPPETS.items():
+            (root / SNIPPETS_DIR / name / file).write_text(code.format(number=number + 2), encoding="utf-8")
+    config = (root / CONFIG_FILE).read_text(encoding="utf-8")
+    nav = "".join(f"  - {name}.md\n" for name in names)
+    (root / CONFIG_FILE).write_text(config.replace("\nnav:\n", f"\nnav:\n{nav}", 1), encoding="utf-8")
 
 
 class Bench:
-    """The temporary workspace, and each variant as a command run in it."""
+    """The temporary workspace, prepared, and each variant as a command run in it."""
 
     def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.copy = project_copy.make(folder / "project")
-        generated.write_plain_config(self.copy, PLAIN_CONFIG)
-        self.limit_script = folder / "limit.py"
-        self.limit_script.write_text(generated.limit_script(self.copy), encoding="utf-8")
-        self.peer_site = folder / "peer"
-        generated.write_peer_site(self.copy, self.peer_site)
+        self.copy, self.parts, self.limit = copy_project(folder / "project"), folder / "parts", folder / "limit.py"
+        self.limit.write_text("\n\n".join(cells(self.copy)), encoding="utf-8")
+        peer = folder / "peer"
+        page = "".join(f"\n# %%\n{cell}" for cell in cells(self.copy))  # a jupytext script, a cell per snippet
+        (peer / "docs").mkdir(parents=True)
+        (peer / "docs" / "examples.py").write_text(f"# %% [markdown]\n# # How GPT-2 works\n{page}", encoding="utf-8")
+        (peer / CONFIG_FILE).write_text(json.dumps(PEER_CONFIG, indent=2))  # JSON is YAML too
         # A `make bench FORCE=1` must not reach the copies' `make` through MAKEFLAGS.
         inherited = {name: value for name, value in os.environ.items()
                      if name not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
         self.env = {**inherited, **QUIET_LIBRARIES, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(folder / "hub"),
                     "NO_MKDOCS_2_WARNING": "1"}
         checkpoint.create_apart({folder / "hub": 1}, n_layer=12)
-
-    def run(self, *argv: str | Path, cwd: Path) -> Sample:
-        return measure.run(argv, cwd=cwd, env=self.env).sample
-
-    def cold(self, *flags: str) -> Sample:
-        return self.run(sys.executable, "-m", "bench.project_copy", self.copy, *flags, cwd=project_copy.PROJECT)
-
-    def noop_site(self, copy: Path) -> Sample:
-        manifest = (copy / OUTPUTS_DIR / MANIFEST_NAME).read_bytes()
-        sample = self.run(*MAKE, "site", cwd=copy)
-        if (copy / OUTPUTS_DIR / MANIFEST_NAME).read_bytes() != manifest:
-            raise Unexpected(f"`make site` in {copy} recorded something: it was to find nothing stale.")
-        return sample
-
-    def plain_build(self, copy: Path) -> Sample:
-        return self.run(sys.executable, "-m", "mkdocs", "build", "--strict", "-f", PLAIN_CONFIG, cwd=copy)
-
-    def prepare(self) -> Path:
-        """Untimed: record the copy, check the limit against it, and make the copy with PARTS more parts."""
-        self.cold()
+        python, cold = sys.executable, (sys.executable, "-m", "bench.run", "--record", self.copy)
+        self.variants = {"limit": ((python, self.limit), self.copy), "cold record": (cold, PROJECT),
+                         "cold make site": ((*cold, "--build"), PROJECT),
+                         "peer": ((python, "-m", "mkdocs", "build", "--strict"), peer)}
+        for suffix, copy in (("", self.copy), (f", {PARTS} parts", self.parts)):
+            self.variants[NOOP + suffix] = ((*MAKE, "site"), copy)
+            self.variants[PLAIN + suffix] = ((python, "-m", "mkdocs", "build", "--strict", "-f", PLAIN_CONFIG), copy)
+        # Untimed: record the copy, check the limit against it, make the copy with PARTS more parts.
+        self.run(*self.variants["cold record"])
         recorded = "".join((self.copy / OUTPUTS_DIR / f"{name}.txt").read_text(encoding="utf-8")
                            for name in discover(self.copy))
-        printed = measure.run([sys.executable, self.limit_script], cwd=self.copy, env=self.env).stdout
-        if printed != recorded:
-            raise Unexpected(f"{self.limit_script} printed something other than the snippets' recorded outputs.")
+        if self.run(*self.variants["limit"])[1] != recorded:
+            raise BenchFailed(f"{self.limit} printed something other than the snippets' recorded outputs.")
         print("checked: the limit's script prints exactly the outputs the record step recorded", flush=True)
-        parts = shutil.copytree(self.copy, self.folder / f"{PARTS} parts")
-        generated.add_parts(parts, PARTS)
-        generated.write_plain_config(parts, PLAIN_CONFIG)
-        self.run(*MAKE, "record", cwd=parts)  # only the new parts' snippets: they load nothing
-        return parts
+        shutil.copytree(self.copy, self.parts)
+        add_parts(self.parts)
+        write_plain_config(self.copy)
+        write_plain_config(self.parts)
+        self.run((*MAKE, "record"), self.parts)  # only the new parts' snippets: they load nothing
 
-    def variants(self, parts: Path) -> dict[str, Callable[[], Sample]]:
-        return {
-            "limit": lambda: self.run(sys.executable, self.limit_script, cwd=self.copy),
-            "cold record": self.cold,
-            "cold make site": lambda: self.cold("--build"),
-            "peer": lambda: self.run(sys.executable, "-m", "mkdocs", "build", "--strict", cwd=self.peer_site),
-            NOOP: lambda: self.noop_site(self.copy),
-            PLAIN: lambda: self.plain_build(self.copy),
-            f"{NOOP}, {PARTS} parts": lambda: self.noop_site(parts),
-            f"{PLAIN}, {PARTS} parts": lambda: self.plain_build(parts),
-        }
+    def run(self, argv: tuple[str | Path, ...], cwd: Path) -> tuple[Sample, str]:
+        """Run a command; its wall time, peak memory and CPU time, and what it printed."""
+        command = [str(part) for part in argv]
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            started = time.perf_counter()
+            child = subprocess.Popen(command, cwd=cwd, env=self.env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+            _, status, usage = os.wait4(child.pid, 0)
+            seconds = time.perf_counter() - started
+            child.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            err.seek(0)
+            stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+        if child.returncode != 0:
+            raise BenchFailed(f"`{' '.join(command)}` in {cwd} exited with status {child.returncode}:\n"
+                              f"{stdout}{stderr}")
+        return Sample(seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime), stdout
 
-
-def measure_rounds(variants: dict[str, Callable[[], Sample]]) -> dict[str, list[Sample]]:
-    pairs = list(dict.fromkeys((ratio.numerator, ratio.denominator) for ratio in RATIOS))
-    samples: dict[str, list[Sample]] = {name: [] for name in variants}
-    for number in range(ROUNDS):
-        for pair in pairs:
-            for name in pair if number % 2 == 0 else reversed(pair):
-                samples[name].append(sample := variants[name]())
-                print(f"round {number + 1}/{ROUNDS}  {name:<30} {sample.seconds:7.2f} s  {sample.peak_mib:6.0f} MiB",
-                      flush=True)
-    return samples
-
-
-def main() -> int:
-    try:
-        with tempfile.TemporaryDirectory(prefix="gpt2-bench-") as folder:
-            print(f"preparing {folder}: a full-size stand-in GPT-2, copies of the project, the peer's site",
+    def rounds(self) -> dict[str, list[Sample]]:
+        """Each ratio's two variants back to back, ROUNDS times, taking turns at going first."""
+        pairs = list(dict.fromkeys((top, bottom) for _, top, bottom, _, _ in RATIOS))
+        samples: dict[str, list[Sample]] = {name: [] for name in self.variants}
+        for number, name in [(number, name) for number in range(ROUNDS) for pair in pairs
+                             for name in (pair if number % 2 == 0 else pair[::-1])]:
+            argv, cwd = self.variants[name]
+            manifest = (cwd / OUTPUTS_DIR / MANIFEST_NAME).read_bytes() if name.startswith(NOOP) else None
+            samples[name].append(sample := self.run(argv, cwd)[0])
+            if manifest is not None and (cwd / OUTPUTS_DIR / MANIFEST_NAME).read_bytes() != manifest:
+                raise BenchFailed(f"`make site` in {cwd} recorded something: it was to find nothing stale.")
+            print(f"round {number + 1}/{ROUNDS}  {name:<30} {sample.seconds:7.2f} s  {sample.peak_mib:6.0f} MiB",
                   flush=True)
-            bench = Bench(Path(folder))
-            samples = measure_rounds(bench.variants(bench.prepare()))
-    except (measure.CommandFailed, Unexpected) as error:
+        return samples
+
+
+def report(samples: dict[str, list[Sample]]) -> str:
+    """Write the medians and the ratios against their goals to bench/results.json; the same as a table."""
+    table = {name: {"seconds": round(statistics.median(s.seconds for s in runs), 3),
+                    "cpu_seconds": round(statistics.median(s.cpu_seconds for s in runs), 3),
+                    "peak_mib": round(statistics.median(s.peak_mib for s in runs), 1), "runs": len(runs)}
+             for name, runs in samples.items()}
+    ratios = []
+    for name, top, bottom, measure, goal in RATIOS:  # other work on the machine slows both variants of a round
+        rounds = [round(getattr(above, measure) / getattr(below, measure), 3)
+                  for above, below in zip(samples[top], samples[bottom])]
+        value = round(statistics.median(rounds), 3)
+        ratios.append({"name": name, "value": value, "goal": goal, "met": value <= goal, "rounds": rounds})
+    RESULTS.write_text(json.dumps({"ratios": ratios, "medians": table}, indent=2) + "\n", encoding="utf-8")
+    width = max(len(ratio["name"]) for ratio in ratios)
+    lines = [f"{name:<{width}}  median {row['seconds']:6.2f} s, CPU {row['cpu_seconds']:6.2f} s, "
+             f"peak {row['peak_mib']:5.0f} MiB ({row['runs']} runs)" for name, row in table.items()]
+    lines += ["", "ratios, each the median of its rounds':"] + [
+        f"{r['name']:<{width}}  {r['value']:.3f}, goal <= {r['goal']}: {'met' if r['met'] else 'GOAL MISSED'} "
+        f"(rounds {min(r['rounds']):.2f} to {max(r['rounds']):.2f})" for r in ratios]
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    if argv and (argv[0] != "--record" or len(argv) not in (2, 3) or argv[2:] not in ([], ["--build"])):
+        print("usage: python -m bench.run [--record COPY [--build]]", file=sys.stderr)
+        return 2
+    try:
+        if argv:  # the record step that cold record and cold make site time
+            record_copy(Path(argv[1]), build=len(argv) == 3)
+            return 0
+        with tempfile.TemporaryDirectory(prefix="gpt2-bench-") as folder:
+            print(f"preparing {folder}: a full-size stand-in GPT-2, copies of the project, the peer's site", flush=True)
+            samples = Bench(Path(folder)).rounds()
+    except RecorderError as error:  # BenchFailed among them
         print(f"error: {error}", file=sys.stderr)
         return 1
-    table = report.medians(samples)
-    results = report.evaluate(RATIOS, samples)
-    print()
-    print(report.render(table, results))
-    print(f"\nwrote {report.write(table, results).relative_to(project_copy.PROJECT)}")
+    print(f"\n{report(samples)}\n\nwrote {RESULTS.relative_to(PROJECT)}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

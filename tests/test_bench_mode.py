@@ -11,16 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from bench import project_copy
-from bench.generated import limit_script
-from bench.run import MAKE
+from bench.run import MAKE, cells, copy_project
 from recorder.hub import snapshot_dir
 from recorder.snippets import discover, sha256_file
 from support import ROOT, offline_env, snapshot
 
 
 def bench_record(run, folder: Path, hub_cache: Path) -> subprocess.CompletedProcess[str]:
-    return run("python", "-m", "bench.project_copy", str(folder), cwd=ROOT, env=offline_env(hub_cache))
+    return run("python", "-m", "bench.run", "--record", str(folder), cwd=ROOT, env=offline_env(hub_cache))
 
 
 # That the command line refuses the stand-in is test_download.py's
@@ -48,8 +46,16 @@ def test_the_benchmark_mode_refuses_a_folder_it_did_not_make(run, project: Path,
 @pytest.mark.slow
 def test_the_benchmark_records_the_stand_in_into_its_copy_and_its_limit_prints_the_same(
         run, tmp_path: Path, stand_in_cache: Path) -> None:
-    """The limit does the record step's work: one plain script printing what each snippet records."""
-    copy = project_copy.make(tmp_path / "copy")
+    """The limit does the record step's work: one plain script printing what each snippet records.
+
+    Only the part that loads weights is kept: the tokenizer's part would add run time, and no case."""
+    copy = copy_project(tmp_path / "copy")
+    shutil.rmtree(copy / "snippets" / "tokenization")
+    (copy / "docs" / "tokenization.md").unlink()
+    config = (copy / "mkdocs.yml").read_text(encoding="utf-8")
+    nav_line = '  - "Part 1: Tokenization": tokenization.md\n'
+    assert nav_line in config, "the copy's mkdocs.yml lists the tokenization part otherwise: update this test"
+    (copy / "mkdocs.yml").write_text(config.replace(nav_line, ""), encoding="utf-8")
     result = bench_record(run, copy, stand_in_cache)
     assert result.returncode == 0, result.stderr
     entry = json.loads((copy / "outputs" / "manifest.json").read_text())["snippets"]["token-embeddings/software_row"]
@@ -58,7 +64,7 @@ def test_the_benchmark_records_the_stand_in_into_its_copy_and_its_limit_prints_t
     assert entry["model"]["files"]["model.safetensors"] == sha256_file(weights)
 
     script = tmp_path / "limit.py"
-    script.write_text(limit_script(copy), encoding="utf-8")
+    script.write_text("\n\n".join(cells(copy)), encoding="utf-8")
     limit = run("python", str(script), cwd=tmp_path, env=offline_env(stand_in_cache))
     assert limit.returncode == 0, limit.stderr
     recorded = "".join((copy / "outputs" / f"{name}.txt").read_text(encoding="utf-8") for name in discover(copy))
