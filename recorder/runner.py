@@ -1,7 +1,5 @@
-"""Run snippets in this process, so imports and the model load are paid once, and capture what each prints.
-
-Only stdout is recorded; stderr (library noise) is shown when a snippet fails.
-"""
+"""Run snippets in this process, so imports and the model load are paid once, and capture what each prints:
+stdout is recorded; stderr (library noise) is shown when a snippet fails."""
 
 from __future__ import annotations
 
@@ -28,12 +26,8 @@ from recorder.snippets import Snippet
 Report = Callable[[str], None]  # where progress lines go: print, or a test's list
 Result = TypeVar("Result")
 MAX_OUTPUT_BYTES = 64 * 1024  # more is a runaway loop, not something to put on a page
-QUIET_LIBRARIES = {
-    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-    "TRANSFORMERS_VERBOSITY": "error",
-    "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
-    "TOKENIZERS_PARALLELISM": "false",
-}
+QUIET_LIBRARIES = {"HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_VERBOSITY": "error",
+                   "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 
 class SnippetFailed(RecorderError):
@@ -78,16 +72,6 @@ def _deadline(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-
-
-def _snippet_traceback(error: BaseException, snippets_dir: Path) -> str:
-    """The traceback lines that point into snippets/, not into the runner or libraries."""
-    folder = snippets_dir.resolve()
-    lines = []
-    for frame in traceback.extract_tb(error.__traceback__):
-        if (path := Path(frame.filename).resolve()).is_relative_to(folder):
-            lines.append(f'  File "{path.relative_to(folder.parent)}", line {frame.lineno}\n    {frame.line}\n')
-    return "".join(lines + traceback.format_exception_only(error))
 
 
 def snippet_modules(snippets_dir: Path) -> dict[str, ModuleType]:
@@ -135,9 +119,13 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
     except Exception as error:  # any error a snippet raises is reported, with its own lines
         if (failure := hub_failure(error, source)) is not None:
             raise failure from error
+        folder = part.parent.resolve()  # the traceback's lines in snippets/, not in the runner or libraries
+        lines = [f'  File "{path.relative_to(folder.parent)}", line {frame.lineno}\n    {frame.line}\n'
+                 for frame in traceback.extract_tb(error.__traceback__)
+                 if (path := Path(frame.filename).resolve()).is_relative_to(folder)]
         written = noise.getvalue().decode("utf-8", errors="replace").strip()
         raise SnippetFailed(
-            f"{source} raised an error:\n{_snippet_traceback(error, part.parent)}"
+            f"{source} raised an error:\n{''.join(lines + traceback.format_exception_only(error))}"
             + (f"\nWhat it wrote to stderr:\n{written}\n" if written else "")
             + f"Fix the snippet, check it with `python {source}`, then run `make record`.") from None
     seconds = time.perf_counter() - started
@@ -158,7 +146,6 @@ def run_all(root: Path, targets: list[Snippet], *, timeout: float, report: Repor
 
 
 def in_child(function: Callable[..., Result], *args: Any) -> Result:
-    """`function(*args)` in a fresh interpreter, spawned so it inherits no imports (torch, the hub library):
-    its result, or its error raised here; BrokenProcessPool if it dies."""
+    """`function(*args)` in a fresh interpreter, spawned to inherit no imports (torch, the hub library)."""
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as child:
         return child.submit(function, *args).result()
