@@ -27,7 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
-from recorder import checkpoint
+from recorder import published
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
 from recorder.project import CONFIG_FILE, PLUGIN
@@ -172,7 +172,7 @@ class Bench:
                      if name not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
         self.env = {**inherited, **QUIET_LIBRARIES, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(folder / "hub"),
                     "NO_MKDOCS_2_WARNING": "1"}
-        checkpoint.create_apart({folder / "hub": 1}, n_layer=12)
+        published.create_stand_ins({folder / "hub": 1}, n_layer=12)
         python, cold = sys.executable, (sys.executable, "-m", "bench.run", "--record", self.copy)
         self.variants = {"limit": ((python, self.limit), self.copy), "cold record": (cold, PROJECT),
                          "cold make site": ((*cold, "--build"), PROJECT),

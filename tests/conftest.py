@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from recorder import checkpoint
-from recorder.published import trial_outputs
+from recorder.published import create_stand_ins, trial_outputs
 from recorder.repository import VARIABLES as REPOSITORY_VARIABLES
 from recorder.snippets import discover
 from support import MEASURED, PROJECT_PARTS, ROOT, offline_env
@@ -63,7 +62,7 @@ def made_once(shared: Path, name: str, make: Callable[[Path], None]) -> Path:
 
 def _create_stand_ins(folder: Path) -> None:
     # In a child, so that no test worker pays for importing torch and transformers just for this.
-    checkpoint.create_apart({folder / f"seed-{seed}": seed for seed in SEEDS})
+    create_stand_ins({folder / f"seed-{seed}": seed for seed in SEEDS})
 
 
 @pytest.fixture(scope="session")

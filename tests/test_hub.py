@@ -35,4 +35,4 @@ def test_snapshot_with_other_weights_is_refused(tmp_path: Path) -> None:
     (tmp_path / "model.safetensors").write_bytes(b"not GPT-2")
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(hub.WrongWeights, match="not the pinned GPT-2 weights"):
-        hub.verify_snapshot(tmp_path)
+        hub.digests(tmp_path, pinned=True)
