@@ -14,7 +14,7 @@ FILE_SHA256 = {
     "config.json": "0daed7749b4f02b8f76240d5444551d7b08712dab4d0adb8239c56ba823bb7b4",
 }
 WEIGHTS_SHA256 = FILE_SHA256[WEIGHTS_FILE]
-# What a tokenizer of MODEL_ID reads, of the files above; the two a tokenizer needs come first.
+# What a tokenizer of MODEL_ID reads, of the files above.
 TOKENIZER_FILES = ("vocab.json", "merges.txt", "tokenizer.json", "tokenizer_config.json")
 
 SNIPPETS_DIR = "snippets"

@@ -101,7 +101,8 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
             except hub.ModelUnavailable as error:
                 raise hub.ModelUnavailable(f"{error}{published.offline_hint(root, targets)}") from None
             what = "GPT-2" if weights else "GPT-2's tokenizer"
-            report(f"{what} {MODEL_ID}@{REVISION[:7]}: {'hub reachable' if online else 'offline, from the local cache'}")
+            where = "hub reachable" if online else "offline, from the local cache"
+            report(f"{what} {MODEL_ID}@{REVISION[:7]}: {where}")
             if online and weights:  # a failed download stops here, before any snippet runs
                 hub.fetch_pinned(report)
         tokenizer = hub.tokenizer_snapshot() if "tokenizer" in loads else None
@@ -134,6 +135,7 @@ def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
             return 0
         attached = published.attach(root, targets, timeout=timeout, report=report)
         save(root, current, {name: (output, entry(root, current.snippets[name], output, origin="published",
-                                                  seconds=0.0, **fields)) for name, (output, fields) in attached.items()})
+                                                  seconds=0.0, **fields))
+                             for name, (output, fields) in attached.items()})
         report(f"attached {len(attached)} published output(s)")
         return len(attached)
