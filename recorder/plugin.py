@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import logging
 import os
-import posixpath
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -32,7 +30,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
-from recorder import notebook, notebook_page, repository, store, unused_css
+from recorder import notebook, notebook_page, repository, store
 from recorder.compat_table import COMPAT_DIR
 from recorder.directives import parse, part_of
 from recorder.errors import RecorderError
@@ -191,7 +189,7 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         try:
             if page.file.src_uri.endswith(".ipynb"):
-                return notebook_page.without_remote_loaders(html)
+                return notebook_page.without_remote_loaders(notebook_page.without_styles(html))
             prepared = self.pages.pop(page.file.src_uri, None)
             if prepared is not None:
                 prepared.check()
@@ -200,27 +198,14 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         return html
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        """A notebook page keeps only the CSS it can use of the JupyterLab stylesheet mkdocs-jupyter inlines,
-        and runs the scripts of its copy buttons last: measured, both keep its Lighthouse score above 0.95."""
+        """A notebook page runs the scripts of its copy buttons last: measured, it keeps its Lighthouse score
+        above 0.95."""
         if not page.file.src_uri.endswith(".ipynb"):
             return output
-
-        def read_stylesheet(href: str) -> str:
-            # Theme files are in the site already: MkDocs copies them before it builds the pages.
-            target = urlsplit(href).path
-            path = Path(config.site_dir) / (target.lstrip("/") if target.startswith("/") else
-                                            posixpath.normpath(posixpath.join(posixpath.dirname(page.url), target)))
-            try:
-                return path.read_text(encoding="utf-8")
-            except OSError as error:
-                raise PluginError(f"docs/{page.file.src_uri}: cannot read the stylesheet it links, {href} "
-                                  f"({error.strerror}: {path}). Check extra_css in mkdocs.yml.") from None
-
         try:
-            output = notebook_page.with_copy_scripts_last(output)
+            return notebook_page.with_copy_scripts_last(output)
         except PageError as error:
             raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
-        return unused_css.without_unused_css(output, read_stylesheet)
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
         for folder in (SNIPPETS_DIR, OUTPUTS_DIR, COMPAT_DIR):
