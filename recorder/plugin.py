@@ -1,16 +1,9 @@
 """The MkDocs plugin `recorded-outputs`: embed recorded outputs in pages, and refuse to build on any drift.
 
-`mkdocs build` fails when a snippet changed since its output was recorded, an
-output or a companion notebook was edited by hand or not regenerated, an output
-is left that no snippet owns, or a page refers to something unrecorded. While
-previewing (`mkdocs serve`) the site still builds and the stale blocks carry a
-warning instead, so a writer can keep working without the model at hand.
-
-Each part (a page with a folder of snippets) is found here: its notebook, its
-rows in the provenance and compatibility tables, its entry in llms.txt.
-Built where GITHUB_SERVER_URL, GITHUB_REPOSITORY and GITHUB_SHA are set, pages
-link back to their files in the repository at the built commit (see
-recorder/repository.py); otherwise to the copies inside the site.
+A build fails when a snippet changed since its output was recorded, an output or a companion notebook
+was edited by hand or not regenerated, an output is left that no snippet owns, or a page refers to
+something unrecorded; a preview (`mkdocs serve`) shows stale blocks with a warning instead. The plugin
+also finds the parts: their notebooks, their rows in the tables, their entries in llms.txt.
 """
 
 from __future__ import annotations
@@ -31,7 +24,7 @@ from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
 from recorder import notebook, notebook_page, repository, store
-from recorder.compat_table import COMPAT_DIR
+from recorder.compat_page import COMPAT_DIR
 from recorder.directives import parse, part_of
 from recorder.errors import RecorderError
 from recorder.page_markdown import PageDirectives, PreparedPage, prepare
@@ -81,21 +74,17 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         return found, problems + notebook.problems(self.project, found)
 
     def _repository(self, config: MkDocsConfig) -> repository.Repository | None:
-        """The repository named by the environment, which also gives every page its edit link."""
+        """The repository named by the environment (see recorder/repository.py), which also gives every page
+        its edit link; set here rather than with !ENV in mkdocs.yml, which cannot join two variables."""
         found = repository.from_environment(os.environ)
-        if found is None:
-            if unset := repository.missing(os.environ):
-                log.info("%s not set: pages link to the copies inside the site, not to the repository.",
-                         ", ".join(unset))
-            return None
-        # Set here rather than with !ENV in mkdocs.yml: the URL joins two variables, which !ENV cannot.
-        config.repo_url = found.url
-        config.repo_name = found.name
-        config.edit_uri = repository.edit_uri(self._docs_path())
+        if found is not None:
+            config.repo_url, config.repo_name = found.url, found.name
+            config.edit_uri = repository.edit_uri(self._docs_path())
+        elif unset := repository.missing(os.environ):
+            log.info("%s not set: pages link to the copies inside the site, not to the repository.", ", ".join(unset))
         return found
 
-    def _docs_path(self) -> str:
-        """The pages' folder as the repository names it, e.g. "docs"."""
+    def _docs_path(self) -> str:  # the pages' folder as the repository names it, e.g. "docs"
         return self.project.docs_dir.resolve().relative_to(self.project.root).as_posix()
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
@@ -211,7 +200,6 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         for folder in (SNIPPETS_DIR, OUTPUTS_DIR, COMPAT_DIR):
             server.watch(str(self.project.root / folder))
         return server
-
 
 
 def _pages_of(nav: Any, title: str = "") -> list[tuple[str, str]]:
