@@ -84,7 +84,7 @@ def prepare(root: Path, release: str, wanted: list[str], report: Report) -> Path
     find_links = [option for line in pip_config if line.partition("=")[0].endswith(".find-links")
                   for link in ast.literal_eval(line.partition("=")[2]).split() for option in ("--find-links", link)]
     for step in ([*uv, "venv", "--python", sys.executable, str(folder)],
-                 [*uv, "pip", "install", "--python", str(python), *find_links, *wanted]):
+                 [*uv, "pip", "install", "--compile-bytecode", "--python", str(python), *find_links, *wanted]):
         if subprocess.run(step, check=False).returncode != 0:
             raise CompatError(f"could not create {shown} (`uv {step[6]}` failed; its output is above). "
                               f"Check that uv can install {' '.join(wanted)} here, then run `make compat` again.")

@@ -305,6 +305,7 @@ def test_search_finds_each_part_offline(visit: Visit) -> None:
 def test_a_provenance_line_opens_onto_its_whole_record_on_a_phone(visit: Visit, part: Part) -> None:
     visit.page.set_viewport_size(PHONE)
     page = visit.open(built_path(part.page))
+    draw_whole_page(page)  # no block drawn late, at its real size, under the click
     blocks = page.locator("article [data-snippet]").all()
     assert blocks, "the page shows recorded outputs"
     for block in blocks:
