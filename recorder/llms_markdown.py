@@ -29,6 +29,8 @@ def preprocess(soup: BeautifulSoup, output: str) -> None:
     for cell in soup.find_all("div", class_="highlight-ipynb"):
         if "hl-python" in cell["class"]:
             cell["class"].append("language-python")  # the plugin labels a fence by this class
+    for code in soup.find_all("pre"):
+        code.string = code.get_text()  # the same fence, without a tag per highlighted token to convert
     for element in soup.find_all(browser_only):
         element.decompose()
 
