@@ -16,7 +16,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from importlib import metadata
 from itertools import zip_longest
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -29,7 +28,7 @@ from recorder.pinned import MODEL_ID, REVISION
 from recorder.published import create_stand_ins, form
 from recorder.record import now
 from recorder.runner import QUIET_LIBRARIES, Report
-from recorder.snippets import REQUIREMENTS, VERSIONED_PACKAGES, Snippet, discover, pins
+from recorder.snippets import REQUIREMENTS, VERSIONED_PACKAGES, Snippet, discover, pins, pins_providing
 
 # The last 4.x, the first 5.x, the pinned one and the newest that installs here: the columns of the table.
 RELEASES = ("4.57.6", "5.0.0", "5.17.0", "5.24.0")
@@ -56,9 +55,7 @@ def requirements(root: Path, modules: Iterable[str], release: str) -> list[str]:
     """What a reader installs for snippets importing `modules`: their pins, with transformers at `release`."""
     pinned, wanted = pins(root), set()
     for module in sorted(set(modules) - sys.stdlib_module_names):
-        # Most packages are named like their module; the map of every installed package is slow.
-        names = [module] if canonicalize_name(module) in pinned else metadata.packages_distributions().get(module, [])
-        if not (found := [pinned[canonicalize_name(name)] for name in names if canonicalize_name(name) in pinned]):
+        if not (found := pins_providing(pinned, module)):
             raise CompatError(f"a snippet imports `{module}`, which {REQUIREMENTS} does not pin. "
                               "Pin the package that provides it there as NAME==VERSION.")
         name = found[0].partition("==")[0]

@@ -8,8 +8,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Mapping
-from importlib import metadata
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -18,7 +17,6 @@ from markdown import Markdown
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils.meta import get_data
 from nbformat import v4
-from packaging.utils import canonicalize_name
 
 from recorder import snippets, store
 from recorder.directives import Example, Listing, parse
@@ -140,18 +138,11 @@ def _imports(root: Path, blocks: list[Listing]) -> tuple[list[str], list[str]]:
                 continue
             statements.setdefault(ast.get_source_segment(source, node), modules[0])
             for module in sorted({module.split(".")[0] for module in modules} - sys.stdlib_module_names):
-                if not (found := pins_providing(pinned, module)):
+                if not (found := snippets.pins_providing(pinned, module)):
                     raise store.RecordError(f"{SNIPPETS_DIR}/{file} imports `{module}`, which {snippets.REQUIREMENTS} "
                                             "does not pin. Pin the package that provides it there as NAME==VERSION.")
                 wanted.update(found)
     return sorted(statements, key=lambda statement: statements[statement]), sorted(wanted, key=str.lower)
-
-
-def pins_providing(pinned: Mapping[str, str], module: str) -> list[str]:
-    """The pins of `snippets.pins` for the packages providing `module`. Most are named like it: only the others
-    need the slow map of every installed package's files."""
-    names = [module] if canonicalize_name(module) in pinned else metadata.packages_distributions().get(module, [])
-    return [pinned[canonicalize_name(name)] for name in names if canonicalize_name(name) in pinned]
 
 
 def _introduction(markdown: str, recorded: Recorded, blocks: list[Listing]) -> str:

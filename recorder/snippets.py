@@ -14,6 +14,7 @@ import ast
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
@@ -175,3 +176,10 @@ def pins(root: Path) -> dict[str, str]:
         if len(specifiers) == 1 and specifiers[0].operator == "==":
             found[canonicalize_name(requirement.name)] = f"{requirement.name}=={specifiers[0].version}"
     return found
+
+
+def pins_providing(pinned: Mapping[str, str], module: str) -> list[str]:
+    """The pins of `pins` for the packages providing `module`. Most are named like it: only the others
+    need the slow map of every installed package's files."""
+    names = [module] if canonicalize_name(module) in pinned else metadata.packages_distributions().get(module, [])
+    return [pinned[canonicalize_name(name)] for name in names if canonicalize_name(name) in pinned]
