@@ -59,12 +59,6 @@ class Recorded:
     builtins: Mapping[str, str] = field(default_factory=dict)  # values every page may quote
     parts: Mapping[str, str] = field(default_factory=dict)  # part -> its title, in the navigation's order
 
-    def stale_as(self, stale: dict[str, str]) -> Recorded:
-        return replace(self, stale=stale)
-
-    def with_parts(self, parts: Mapping[str, str]) -> Recorded:
-        return replace(self, parts=parts)
-
     def for_page(self, part: str, values: Any) -> Recorded:
         """What the page of `part`, declaring `values` in its front matter, may read."""
         if not isinstance(values, dict) or any(not isinstance(spec, dict) or set(spec) != {"output", "pattern"}

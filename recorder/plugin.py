@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,7 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         # Logged below WARNING: `--strict` counts warnings and would stop the preview.
         for problem in problems:
             log.info("stale output, shown with a warning: %s", problem.message)
-        self.recorded = found.stale_as({p.snippet: p.message for p in problems})
+        self.recorded = replace(found, stale={p.snippet: p.message for p in problems})
         # The extension renders only what on_page_markdown prepared: it means nothing without this plugin.
         config.markdown_extensions.append(self.extension)
 
@@ -124,7 +125,7 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         pages ahead of it (and the notebooks) are rendered."""
         titles = {page.file.src_uri: page.title for page in nav.pages}
         order = {uri: number for number, uri in enumerate(titles)}
-        self.recorded = self.recorded.with_parts({
+        self.recorded = replace(self.recorded, parts={
             part.name: titles.get(part.page) or part.name
             for part in sorted(self.parts.values(), key=lambda part: order.get(part.page, len(order)))
         })

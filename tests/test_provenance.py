@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -147,7 +148,7 @@ def test_a_source_link_goes_to_the_site_s_copy_or_the_built_commit_under_any_lab
 
 
 def provenance_table(titles: dict[str, str]) -> Tag:
-    page = converted("Text.\n\n{{ provenance }}\n", recorded(PROJECT).with_parts(titles).for_page("provenance", {}),
+    page = converted("Text.\n\n{{ provenance }}\n", replace(recorded(PROJECT), parts=titles).for_page("provenance", {}),
                      page="provenance.md")
     tables = BeautifulSoup(page, "html.parser").select("table")
     assert "{{" not in page and len(tables) == 1
