@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from multiprocessing import resource_tracker
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,9 @@ def stand_in_outputs(shared_folder: Path, stand_in_caches: tuple[Path, Path]) ->
     """
     def run_every_snippet(folder: Path) -> None:
         names = list(discover(ROOT))
+        # multiprocessing's resource tracker outlives the run, until this worker exits: started untraced here,
+        # it cannot write coverage data while the controller combines it.
+        resource_tracker.ensure_running()
         with pytest.MonkeyPatch.context() as patch:  # the child inherits this process's environment
             for name, value in MEASURED.items():
                 patch.setenv(name, value)
