@@ -22,7 +22,7 @@ def bench_record(run, folder: Path, hub_cache: Path) -> subprocess.CompletedProc
 
 
 # That the command line refuses the stand-in is test_download.py's
-# test_downloaded_stand_in_weights_run_and_are_refused.
+# test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_downloads_them_runs_and_refuses.
 
 
 # Were the check gone, an empty cache would stop the record step, but only after it removed the manifest.
