@@ -5,6 +5,7 @@ the published one; any other must have its `form`."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -99,11 +100,21 @@ def _create(seeds: dict[Path, int], n_layer: int) -> None:
         torch.manual_seed(seed)
         GPT2LMHeadModel(GPT2Config(n_layer=n_layer)).save_pretrained(snapshot)  # one layer has every shape printed
         GPT2Tokenizer(vocab=str(packaged["vocab.json"]), merges=str(packaged["merges.txt"])).save_pretrained(snapshot)
+        _as_on_the_hub(snapshot / "tokenizer.json")
         # Saved, the tokenizer is tokenizer.json alone: these for snippets that fetch them by name (`hf_hub_download`).
         for name, path in packaged.items():
             shutil.copyfile(path, snapshot / name)
         (snapshot.parent.parent / "refs").mkdir(exist_ok=True)
         (snapshot.parent.parent / "refs" / "main").write_text(REVISION)
+
+
+def _as_on_the_hub(tokenizer_json: Path) -> None:
+    """Written as the hub's GPT-2 file is, compact and each merge one "a b" string (1.4 MB, not 3.5 MB), which
+    the tokenizers library reads as well: every snippet that loads the tokenizer parses it, 2 to 3 times faster."""
+    saved = json.loads(tokenizer_json.read_text(encoding="utf-8"))
+    # Byte-level tokens hold no space (a space is `Ġ`), so "a b" is unambiguous.
+    saved["model"]["merges"] = [" ".join(pair) if isinstance(pair, list) else pair for pair in saved["model"]["merges"]]
+    tokenizer_json.write_text(json.dumps(saved, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 @contextmanager
