@@ -259,17 +259,25 @@ def test_copy_button_copies_the_code(visit: Visit, part: Part) -> None:
     assert copied.strip() == shown_code(first.file, first.section), "the snippet's section, as the page shows it"
 
 
+# The notebook's copy button writes the clipboard asynchronously, then fires "clipboard-copy", on which the
+# page shows the cell's notice for a second: read both then, not at once after the click (the clipboard,
+# shared by the browser's tabs, may still hold an earlier test's copy).
+AWAIT_COPY = """() => { window.copied = new Promise(done => document.addEventListener("clipboard-copy", async event => done({
+    notice: !event.target.querySelector(".notice").hidden, text: await navigator.clipboard.readText()}), {once: true})); }"""
+
+
 @by_part
 def test_notebook_copy_button_copies_the_cell_and_says_so(visit: Visit, part: Part) -> None:
     notebook = json.loads((DOCS / part.notebook).read_text(encoding="utf-8"))
     last = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"][-1]
     page = visit.open(notebook_path(part))
     cell = page.locator(".jp-Cell", has=page.locator("clipboard-copy")).last
+    page.evaluate(AWAIT_COPY)
     cell.locator("clipboard-copy").click()
-    copied = page.evaluate("navigator.clipboard.readText()")
-    assert copied.strip() == "".join(last["source"]).strip()
-    assert copied.strip() == cell.locator(".highlight-ipynb pre").inner_text().strip()
-    assert cell.locator(".notice").is_visible()
+    copied = page.evaluate("window.copied")
+    assert copied["text"].strip() == "".join(last["source"]).strip()
+    assert copied["text"].strip() == cell.locator(".highlight-ipynb pre").inner_text().strip()
+    assert copied["notice"], "the cell says it was copied"
 
 
 def test_palette_toggle_switches_to_dark_and_back(visit: Visit) -> None:
