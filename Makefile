@@ -61,8 +61,8 @@ check: $(STAMP) ## Before pushing: outputs up to date, strict build, the docs' c
 diff: $(STAMP) ## What changed in the recorded outputs since the merge base with origin/main or HEAD (BASE=ref)
 	@$(BIN)/python -m recorder diff $(BASE)
 
-# One test worker more than cores: the suite spends a third of its time waiting on a browser or a child
-# process (measured on 2 cores: 147 s with 3 workers, 182 s with 2).
+# One test worker more than cores, to fill the moments a worker waits on a browser or a child process
+# (on 2 cores, pytest took 138 s to 159 s over three runs with 3 workers, 140 s to 166 s over four with 2).
 test: $(STAMP) $(NPM_STAMP) ## Run the test suite (snippets against a stand-in GPT-2, drift guard, docs, browser)
 	PYTEST_XDIST_AUTO_NUM_WORKERS=$${PYTEST_XDIST_AUTO_NUM_WORKERS:-$$(($$(nproc) + 1))} $(BIN)/python -m pytest
 
