@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -25,7 +26,9 @@ import tempfile
 import time
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+from mkdocs.config import load_config
 
 from recorder import published
 from recorder.errors import RecorderError
@@ -135,12 +138,27 @@ def cells(root: Path) -> list[str]:
 
 
 def write_plain_config(root: Path) -> None:
-    """The site's configuration with the plugin off: the same pages, built plainly."""
+    """The site's configuration with the plugin off: the same pages, built plainly, and the same pages in
+    llms.txt, whose sections then name each part and its notebook, as the plugin lists them (and as mkdocs.yml
+    once did by hand): llms.txt's Markdown of a page costs the same with the plugin or without."""
     config, entry = (root / CONFIG_FILE).read_text(encoding="utf-8"), f"  - {PLUGIN}:\n"
     assert config.count(entry) == 1, f"{CONFIG_FILE} lists the plugin other than as `{entry.strip()}` with options"
     config = config.replace(entry, f"{entry}      enabled: false\n")
+    # The llmstxt plugin's `sections:` block, in one line of JSON (which is YAML) listing them all.
+    config, found = re.subn(r"(?m)^      sections:\n(?:(?: {8}.*)?\n)*",
+                            f"      sections: {json.dumps(llms_sections(root))}\n", config)
+    assert found == 1, f"{CONFIG_FILE} lists llms.txt's sections other than as `      sections:` under llmstxt"
     # Links to the files the plugin publishes then have no target: said, not fatal. MkDocs reads the last key.
     (root / PLAIN_CONFIG).write_text(f"{config}\nvalidation:\n  links:\n    not_found: info\n", encoding="utf-8")
+
+
+def llms_sections(root: Path) -> dict[str, list[Any]]:
+    """llms.txt's sections as the plugin completes them in a build of `root`, whose outputs are up to date."""
+    config = load_config(str(root / CONFIG_FILE))
+    plugin = config.plugins[PLUGIN]
+    plugin.on_config(config)
+    plugin.list_parts_in_llms_txt(config)
+    return config.plugins["llmstxt"].config.sections
 
 
 def add_parts(root: Path) -> None:
@@ -189,9 +207,9 @@ class Bench:
         print("checked: the limit's script prints exactly the outputs the record step recorded", flush=True)
         shutil.copytree(self.copy, self.parts)
         add_parts(self.parts)
+        self.run((*MAKE, "record"), self.parts)  # only the new parts' snippets: they load nothing
         write_plain_config(self.copy)
         write_plain_config(self.parts)
-        self.run((*MAKE, "record"), self.parts)  # only the new parts' snippets: they load nothing
 
     def run(self, argv: tuple[str | Path, ...], cwd: Path) -> tuple[Sample, str]:
         """Run a command; its wall time, peak memory and CPU time, and what it printed."""

@@ -97,12 +97,13 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         manifest = root / OUTPUTS_DIR / MANIFEST_NAME
         if manifest.is_file():  # a preview may run before anything was recorded
             files.append(File.generated(config, f"{OUTPUTS_DIR}/{MANIFEST_NAME}", abs_src_path=str(manifest)))
-        self._list_parts_in_llms_txt(config)
+        self.list_parts_in_llms_txt(config)
         return files
 
-    def _list_parts_in_llms_txt(self, config: MkDocsConfig) -> None:
+    def list_parts_in_llms_txt(self, config: MkDocsConfig) -> None:
         """Each part's page after the pages mkdocs.yml lists in `llms_section`, and its notebook
-        under Notebooks, in the navigation's order (MkDocs has not built it yet: as mkdocs.yml lists it)."""
+        under Notebooks, in the navigation's order (MkDocs has not built it yet: as mkdocs.yml lists it).
+        Public for the benchmark, whose plain build lists the same pages."""
         llmstxt = config.plugins.get("llmstxt")
         if llmstxt is None:
             return
