@@ -47,6 +47,8 @@ def at_ref(root: Path, ref: str) -> Outputs:
     manifest = read(MANIFEST_NAME)
     try:
         entries = {} if manifest is None else json.loads(manifest)["snippets"]
+        if not isinstance(entries, dict) or not all(isinstance(entry, dict) for entry in entries.values()):
+            raise TypeError("its snippets are not an entry per snippet name")
     except (ValueError, KeyError, TypeError) as error:
         raise DiffError(f"{ref}:{OUTPUTS_DIR}/{MANIFEST_NAME} is not a valid manifest ({error}). "
                         "Compare with another commit: `python -m recorder diff REF`.") from None

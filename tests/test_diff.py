@@ -224,3 +224,18 @@ def test_an_unknown_ref_or_a_folder_outside_git_fails_naming_the_cause_and_the_f
     elsewhere.mkdir()
     with pytest.raises(DiffError, match=r"not-a-repository is not a git repository.*run it in a clone"):
         report(elsewhere)
+
+
+@pytest.mark.parametrize("committed", ["not json", '{"outputs": {}}', '{"snippets": []}',
+                                       '{"snippets": {"part-one/greeting": "an entry"}}'])
+def test_a_malformed_manifest_at_the_base_fails_naming_it_and_the_fix(
+        repo: Path, committed: str, capsys: pytest.CaptureFixture[str]) -> None:
+    good = (repo / "outputs" / "manifest.json").read_bytes()
+    (repo / "outputs" / "manifest.json").write_text(committed, encoding="utf-8")
+    commit(repo, "a manifest edited by hand")
+    (repo / "outputs" / "manifest.json").write_bytes(good)
+
+    assert main(["--root", str(repo), "diff", "HEAD"]) == 1
+    error = capsys.readouterr().err
+    assert "HEAD:outputs/manifest.json is not a valid manifest" in error
+    assert "Compare with another commit: `python -m recorder diff REF`." in error
