@@ -39,7 +39,7 @@ def recording(root: Path, report: Report, project: Project | None = None) -> Ite
         store.recover(root)
         current = Recording(discover(root), store.read_manifest(root))
         yield current
-        from recorder import notebook  # here: a run that records nothing never imports nbformat
+        from recorder import notebook  # here: a run that records nothing never reads the pages
 
         notebook.update(project or Project.load(root), report, current.manifest)
 
