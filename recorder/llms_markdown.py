@@ -11,7 +11,8 @@ _BROWSER_ONLY_TAGS = {"svg", "img", "style", "script"}
 
 
 def preprocess(soup: BeautifulSoup, output: str) -> None:
-    """Figures as text, records as lists, notebook cells as Python; what only a browser uses goes."""
+    """Figures as text, records and the Provenance table as lists, notebook cells as Python; what only a browser
+    uses goes."""
     for svg in (figure.find("svg") for figure in soup.find_all("figure", class_="recorded-figure")):
         if svg:  # the figure's title and text alternative (the page's ALT) where its drawing was
             described = [part.get_text(" ", strip=True).rstrip(".") for part in (svg.find("title"), svg.find("desc"))
@@ -26,6 +27,24 @@ def preprocess(soup: BeautifulSoup, output: str) -> None:
         (record.find_parent(class_="provenance") or record).insert_after(fields)
         record.summary.unwrap()
         record.unwrap()
+    for digest in soup.find_all("details", class_="provenance-digest"):
+        digest.replace_with(digest.find("code", class_="provenance-hash"))  # the whole hash, not its start
+    for files in soup.find_all("ul", class_="provenance-files"):
+        files.replace_with(*_joined([item.contents for item in files.find_all("li")], "; "))  # a list in a list costs
+    for table in soup.find_all("table", class_="provenance-table"):
+        # A row per output, a column per field, is a table too wide for text: a list of records by part instead.
+        labels = [heading.get_text() for heading in table.thead.find_all("th")][1:]
+        listed = []
+        for row in table.find_all("tr")[1:]:
+            if "provenance-table__part" in (row.get("class") or ()):
+                listed += [_labelled(soup, "p", row.get_text(strip=True)), soup.new_tag("ul")]
+                continue
+            fields = [[f"{label}: ", *cell.contents] for label, cell in zip(labels, row.find_all("td"), strict=True)
+                      if cell.get_text() != "—"]
+            item = soup.new_tag("li")
+            item.extend([*row.th.contents, ": ", *_joined(fields, ". ")])
+            listed[-1].append(item)
+        table.replace_with(*listed)
     for cell in soup.find_all("div", class_="highlight-ipynb"):
         if "hl-python" in cell["class"]:
             cell["class"].append("language-python")  # the plugin labels a fence by this class
@@ -37,6 +56,10 @@ def preprocess(soup: BeautifulSoup, output: str) -> None:
 
 def browser_only(element: Tag) -> bool:
     return element.name in _BROWSER_ONLY_TAGS or not _BROWSER_ONLY_CLASSES.isdisjoint(element.get("class") or ())
+
+
+def _joined(pieces: list[list[PageElement | str]], separator: str) -> list[PageElement | str]:
+    return [element for number, piece in enumerate(pieces) for element in ([separator] if number else []) + piece]
 
 
 def _labelled(soup: BeautifulSoup, name: str, label: str, *contents: PageElement | str) -> Tag:

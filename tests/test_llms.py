@@ -144,6 +144,23 @@ def test_a_part_s_markdown_holds_each_code_section_and_its_recorded_output(built
 
 
 @pytest.mark.slow
+def test_the_provenance_page_s_markdown_lists_every_record_under_its_part(built_site: Path) -> None:
+    markdown = markdown_of(built_site, "provenance.md")
+    manifest = store.read_manifest(ROOT)
+    assert "\n|" not in markdown, "a table row per output: too wide to read as text"
+    for part in PARTS:
+        title = next(title for title, page in _nav_titles() if page == part.page)
+        records = markdown.partition(f"**{title}**\n")[2].partition("\n\n**")[0]
+        for name in (name for name in manifest if name.startswith(f"{part.name}/")):
+            line = next((line for line in records.splitlines() if line.startswith(f"- [snippets/{name}.py](")), "")
+            assert manifest[name]["output_sha256"] in line, f"{name}: its record is not listed under {title}"
+
+
+def _nav_titles() -> list[tuple[str, str]]:
+    return [(page.title, page.file.src_uri) for page in _nav_pages()]
+
+
+@pytest.mark.slow
 @by_part
 def test_a_part_s_markdown_gives_each_figure_as_its_text_alternative(built_site: Path, part: Part) -> None:
     markdown = markdown_of(built_site, part.page)
