@@ -78,5 +78,5 @@ bench: $(STAMP) ## Time record and site against the limit, mkdocs-jupyter and pl
 compat: $(STAMP) ## Run every snippet with several transformers releases; writes compat/results.json
 	$(BIN)/python -m recorder compat $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
-clean: ## Remove the built site and caches (not .venv)
-	rm -rf site .pytest_cache .coverage .coverage.* test-artifacts
+clean: ## Remove the built site, audit reports and caches (not .venv)
+	rm -rf site audit .pytest_cache .coverage .coverage.* test-artifacts

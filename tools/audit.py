@@ -1,9 +1,9 @@
 """`make audit`: Lighthouse (mobile) on every page of the built site, served with gzip; its median scores per page.
 
 Timing-based scores vary from run to run and with whatever else the machine does: hence the median of `--runs`.
-Where a page misses a goal, it prints what costs the most: for performance, the audits Lighthouse estimates hold
-back a metric the longest, with their largest items; for another category, the failed audits. Exits with 1 when
-a page misses a goal, 2 when Lighthouse cannot run.
+Where a page misses a goal, Lighthouse's own report of the run at that category's median is kept in audit/, to
+open in a browser: it shows what costs the most, or which audits failed. Exits with 1 when a page misses a goal,
+2 when Lighthouse cannot run.
 """
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +24,9 @@ from tools.local_site import served
 
 ROOT = Path(__file__).resolve().parents[1]
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+REPORTS = ROOT / "audit"
 CHROME_FLAGS = "--no-sandbox --headless --disable-gpu --disable-background-networking"
 GOALS = {"performance": 0.95, "accessibility": 1.0, "best-practices": 0.95, "seo": 0.95}
-TIMED_METRICS = ("FCP", "LCP", "TBT", "INP")  # what an audit holds back, in milliseconds (CLS has no unit)
-COSTS_SHOWN, ITEMS_SHOWN = 3, 2
-# The column of an audit's table that says how much each row costs, in order of preference, and its units.
-VALUE_KEYS = ("duration", "total", "wastedMs", "wastedBytes", "totalBytes", "value")
-UNITS = {"ms": (1, " ms"), "bytes": (1024, " KiB")}
 
 Report = dict[str, Any]
 
@@ -38,20 +36,23 @@ class LighthouseFailed(RecorderError):
 
 
 class PageResult:
-    """A page's runs: its median score per category, each category described from a run at its median,
-    so that one failing in some runs only is described from a run where it failed."""
+    """A page's runs: its median score per category, and per category the run at its median, whose report
+    shows why a category that fails in some runs only failed."""
 
     def __init__(self, path: str, reports: list[Report]) -> None:
         self.path = path  # relative to the site's root, "" for the home page
-        scores = {name: [report["categories"][name]["score"] for report in reports] for name in GOALS}
-        self.scores = {name: statistics.median(runs) for name, runs in scores.items()}
-        self.performance_runs = scores["performance"]
-        ordered = {name: sorted(reports, key=lambda report: report["categories"][name]["score"]) for name in GOALS}
-        self.median_runs = {name: runs[len(runs) // 2] for name, runs in ordered.items()}
-        self.report = self.median_runs["performance"]
+        self.runs = {name: [report["categories"][name]["score"] for report in reports] for name in GOALS}
+        self.scores = {name: statistics.median(runs) for name, runs in self.runs.items()}
+        self.median_run = {name: sorted(range(len(reports)), key=runs.__getitem__)[len(reports) // 2]
+                           for name, runs in self.runs.items()}
+        self.titles = {name: reports[0]["categories"][name]["title"] for name in GOALS}
 
     def missed(self) -> list[str]:
         return [name for name, goal in GOALS.items() if self.scores[name] < goal]
+
+    def report_name(self, category: str) -> str:
+        """The file in audit/ of the report that shows why `category` missed its goal."""
+        return f"{self.path.strip('/').removesuffix('.html').replace('/', '-') or 'index'}-{category}.html"
 
 
 def site_pages(site: Path) -> list[str]:
@@ -61,15 +62,16 @@ def site_pages(site: Path) -> list[str]:
     return sorted(pages, key=lambda path: (path.count("/"), path))
 
 
-def lighthouse(url: str) -> Report:
+def lighthouse(url: str, prefix: Path) -> Report:
+    """One run on `url`; its reports are left as `prefix`.report.json and `prefix`.report.html."""
     if not LIGHTHOUSE.exists():
         raise LighthouseFailed(f"{LIGHTHOUSE.relative_to(ROOT)} not found: run `npm ci` (installs package-lock.json).")
-    result = subprocess.run([LIGHTHOUSE, url, "--output=json", "--output-path=stdout", "--quiet",
+    result = subprocess.run([LIGHTHOUSE, url, "--output=json", "--output=html", f"--output-path={prefix}", "--quiet",
                              f"--only-categories={','.join(GOALS)}", f"--chrome-flags={CHROME_FLAGS}"],
                             env={**os.environ, "CHROME_PATH": "/usr/bin/chromium"}, capture_output=True, text=True)
     if result.returncode != 0:
         raise LighthouseFailed(f"Lighthouse failed on {url}:\n{result.stderr.strip()}")
-    report: Report = json.loads(result.stdout)
+    report: Report = json.loads(Path(f"{prefix}.report.json").read_text(encoding="utf-8"))
     if error := report.get("runtimeError"):
         raise LighthouseFailed(f"Lighthouse could not load {url}: {error.get('message', error)}")
     if unscored := [name for name in GOALS if report["categories"][name]["score"] is None]:
@@ -78,60 +80,31 @@ def lighthouse(url: str) -> Report:
     return report
 
 
-def _largest_items(details: Report, origin: str) -> str:
-    """The first rows of an audit's table, as "name value" (main-thread work by category, scripts by CPU time)."""
-    headings = {h["key"]: h["valueType"] for h in details.get("headings") or [] if h.get("key")}
-    name_key = next((key for key, kind in headings.items() if kind in ("text", "url")), None)
-    value_key = next((key for key in VALUE_KEYS if key in headings), None)
-    scale, unit = UNITS.get(headings.get(value_key or ""), (1, ""))
-    rows = [(item.get(name_key), item.get(value_key)) for item in (details.get("items") or [])[:ITEMS_SHOWN]]
-    rows = [(name, value.get("value") if isinstance(value, dict) else value) for name, value in rows]  # or numeric
-    return ", ".join(f"{str(name).removeprefix(origin)} {value / scale:,.0f}{unit}" for name, value in rows
-                     if name is not None and isinstance(value, int | float))
-
-
-def largest_costs(report: Report) -> list[str]:
-    """The audits Lighthouse estimates hold back a timed metric longest, largest first."""
-    origin = "/".join(report["finalDisplayedUrl"].split("/", 3)[:3]) + "/"
-    costs = []
-    for audit in report["audits"].values():
-        savings = {metric: ms for metric, ms in (audit.get("metricSavings") or {}).items()
-                   if metric in TIMED_METRICS and ms}
-        if savings:
-            shown = audit.get("displayValue", "").replace("\xa0", " ")  # Lighthouse writes "3.4\xa0s"
-            held = ", ".join(f"{metric} {ms:,.0f} ms" for metric, ms in savings.items())
-            items = _largest_items(audit.get("details") or {}, origin)
-            line = f"{audit['title']}{f': {shown}' if shown else ''} (holds back {held})"
-            costs.append((max(savings.values()), line + (f"; largest: {items}" if items else "")))
-    return [line for _, line in sorted(costs, key=lambda cost: cost[0], reverse=True)[:COSTS_SHOWN]]
-
-
 def describe(result: PageResult) -> list[str]:
-    """A page's median scores on one line, then what costs the most in each category below its goal."""
-    lines = [f"/{result.path}", "  " + "  ".join(
-        f"{result.report['categories'][name]['title']} {result.scores[name]:.2f}"
-        + ("" if result.scores[name] >= goal else f" (goal {goal:.2f})") for name, goal in GOALS.items())]
+    """A page's median scores on one line, then, per category below its goal, its runs and its report."""
+    scores = [f"{result.titles[name]} {result.scores[name]:.2f}" + (f" (goal {goal:.2f})" if name in result.missed()
+                                                                     else "") for name, goal in GOALS.items()]
+    lines = [f"/{result.path}", "  " + "  ".join(scores)]
     for name in result.missed():
-        if name == "performance":
-            runs = ", ".join(f"{score:.2f}" for score in result.performance_runs)
-            lines.append(f"  performance below the goal (runs: {runs}); largest costs, in the median run:")
-            lines += [f"    {cost}" for cost in largest_costs(result.report)]
-        else:
-            report = result.median_runs[name]
-            refs = sorted(report["categories"][name]["auditRefs"], key=lambda ref: ref["weight"], reverse=True)
-            failed = [audit for audit in (report["audits"][ref["id"]] for ref in refs if ref["weight"])
-                      if audit["score"] is not None and audit["score"] < 1]
-            lines.append(f"  {name} below the goal; failed audits:")
-            lines += [f"    {audit['title']} ({audit['id']})" for audit in failed[:COSTS_SHOWN]]
+        runs = ", ".join(f"{score:.2f}" for score in result.runs[name])
+        lines.append(f"  {name} below the goal (runs: {runs}); what costs the most, in Lighthouse's report of the "
+                     f"median run: {REPORTS.relative_to(ROOT)}/{result.report_name(name)}")
     return lines
 
 
-def audit_site(site: Path, runs: int) -> list[PageResult]:
+def audit_site(site: Path, runs: int, reports: Path = REPORTS) -> list[PageResult]:
+    """Every page's result; for each category a page misses, the report of its median run, in `reports`."""
+    shutil.rmtree(reports, ignore_errors=True)  # the reports of an earlier audit would mislead
     results = []
-    with served(site) as base_url:
-        for path in site_pages(site):
+    with served(site) as base_url, tempfile.TemporaryDirectory(prefix="lighthouse-") as folder:
+        for number, path in enumerate(site_pages(site)):
             print(f"auditing /{path} ({runs} runs)", file=sys.stderr, flush=True)
-            results.append(PageResult(path, [lighthouse(base_url + path) for _ in range(runs)]))
+            prefixes = [Path(folder) / f"page-{number}-run-{run}" for run in range(runs)]
+            result = PageResult(path, [lighthouse(base_url + path, prefix) for prefix in prefixes])
+            for name in result.missed():
+                reports.mkdir(exist_ok=True)
+                shutil.copyfile(f"{prefixes[result.median_run[name]]}.report.html", reports / result.report_name(name))
+            results.append(result)
     return results
 
 
@@ -145,9 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     except (LighthouseFailed, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    first = results[0].report
-    print(f"Lighthouse {first['lighthouseVersion']} ({first['configSettings']['formFactor']}), median of "
-          f"{args.runs} runs per page; goals: " + ", ".join(f"{name} >= {goal:.2f}" for name, goal in GOALS.items()))
+    goals = ", ".join(f"{name} >= {goal:.2f}" for name, goal in GOALS.items())
+    print(f"Lighthouse, mobile, median of {args.runs} runs per page; goals: {goals}")
     for result in results:
         print("\n".join(describe(result)))
     missed = [f"/{result.path}" for result in results if result.missed()]
