@@ -55,9 +55,7 @@ def requirements(root: Path, modules: Iterable[str], release: str) -> list[str]:
     """What a reader installs for snippets importing `modules`: their pins, with transformers at `release`."""
     pinned, wanted = pins(root), set()
     for module in sorted(set(modules) - sys.stdlib_module_names):
-        if not (found := pins_providing(pinned, module)):
-            raise CompatError(f"a snippet imports `{module}`, which {REQUIREMENTS} does not pin. "
-                              "Pin the package that provides it there as NAME==VERSION.")
+        found = pins_providing(pinned, module, "a snippet")
         name = found[0].partition("==")[0]
         chosen = canonicalize_name(name) in RELEASE_CHOOSES  # at whichever version the release asks for
         wanted.add(f"{name}=={release}" if module == "transformers" else name if chosen else found[0])

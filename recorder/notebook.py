@@ -141,10 +141,7 @@ def _imports(root: Path, blocks: list[Listing]) -> tuple[list[str], list[str]]:
                 continue
             statements.setdefault(ast.get_source_segment(source, node), modules[0])
             for module in sorted({module.split(".")[0] for module in modules} - sys.stdlib_module_names):
-                if not (found := snippets.pins_providing(pinned, module)):
-                    raise store.RecordError(f"{SNIPPETS_DIR}/{file} imports `{module}`, which {snippets.REQUIREMENTS} "
-                                            "does not pin. Pin the package that provides it there as NAME==VERSION.")
-                wanted.update(found)
+                wanted.update(snippets.pins_providing(pinned, module, f"{SNIPPETS_DIR}/{file}"))
     return sorted(statements, key=lambda statement: statements[statement]), sorted(wanted, key=str.lower)
 
 

@@ -178,8 +178,11 @@ def pins(root: Path) -> dict[str, str]:
     return found
 
 
-def pins_providing(pinned: Mapping[str, str], module: str) -> list[str]:
-    """The pins of `pins` for the packages providing `module`. Most are named like it: only the others
-    need the slow map of every installed package's files."""
+def pins_providing(pinned: Mapping[str, str], module: str, importer: str) -> list[str]:
+    """The pins of `pins` for the packages providing `module`, which `importer` imports. Most are named like it:
+    only the others need the slow map of every installed package's files."""
     names = [module] if canonicalize_name(module) in pinned else metadata.packages_distributions().get(module, [])
-    return [pinned[canonicalize_name(name)] for name in names if canonicalize_name(name) in pinned]
+    if found := [pinned[canonicalize_name(name)] for name in names if canonicalize_name(name) in pinned]:
+        return found
+    raise SnippetError(f"{importer} imports `{module}`, which {REQUIREMENTS} does not pin. "
+                       "Pin the package that provides it there as NAME==VERSION.")

@@ -22,7 +22,7 @@ from recorder.__main__ import main
 from recorder.compat import Printed, verdict, weight_dependent_lines
 from recorder.compat_page import CompatError, render
 from recorder.project import Project
-from recorder.snippets import discover, sha256_file
+from recorder.snippets import SnippetError, discover, sha256_file
 from support import ROOT
 
 RECORDED = "True\n[0.052651, -0.010756]\ntorch.Size([1, 5])\n"
@@ -334,7 +334,7 @@ def test_requirements_pin_what_the_snippets_import_with_the_release_under_test(t
     # imports it itself: transformers 4.57.6 cannot install beside huggingface_hub 1.33.0.
     wanted = compat.requirements(tmp_path, {"transformers", "huggingface_hub"}, "4.57.6")
     assert wanted == ["huggingface_hub", "transformers==4.57.6"]
-    with pytest.raises(CompatError, match="imports `einops`, which requirements.txt does not pin"):
+    with pytest.raises(SnippetError, match="a snippet imports `einops`, which requirements.txt does not pin"):
         compat.requirements(tmp_path, {"einops"}, "4.57.6")
 
 
