@@ -61,6 +61,12 @@ def _cell(source: str, cell_id: str, outputs: list[dict[str, str]] | None = None
             "outputs": outputs or [], "source": source}
 
 
+def drift(project: Project, recorded: Recorded) -> list[store.Problem]:
+    """Everything that lags behind the sources, for the build and `recorder check` alike: stale or hand-edited
+    outputs first, then notebooks that differ from what `make record` writes."""
+    return store.problems(project.root, entries=recorded.manifest) + problems(project, recorded)
+
+
 def problems(project: Project, recorded: Recorded) -> list[store.Problem]:
     """Each companion notebook that is missing, differs from what `generate` returns now, or belongs to no part."""
     found = []

@@ -71,8 +71,7 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
     def _read(self, config: MkDocsConfig) -> tuple[Recorded, list[store.Problem]]:
         """The recorded outputs, and every way they and the notebooks lag behind the sources."""
         found = recorded(self.project, self._repository(config))
-        problems = store.problems(self.project.root, entries=found.manifest)
-        return found, problems + notebook.problems(self.project, found)
+        return found, notebook.drift(self.project, found)
 
     def _repository(self, config: MkDocsConfig) -> repository.Repository | None:
         """The repository named by the environment (see recorder/repository.py), which also gives every page

@@ -20,9 +20,8 @@ INSTRUCTION = (f"Commit the files of this run's `{ARTIFACT}` artifact (unzip it 
 
 
 def problems(root: Path) -> list[store.Problem]:
-    """Stale or hand-edited outputs first, then notebooks that differ from what `make record` writes."""
-    project, recorded = notebook.load(root)
-    return store.problems(project.root, entries=recorded.manifest) + notebook.problems(project, recorded)
+    """What lags behind the sources (`notebook.drift`) in the project at `root`."""
+    return notebook.drift(*notebook.load(root))
 
 
 def run(root: Path, record_step: Callable[[Path], object], summary: Path | None) -> bool:
