@@ -261,9 +261,15 @@ def test_copy_button_copies_the_code(visit: Visit, part: Part) -> None:
 
 # The notebook's copy button writes the clipboard asynchronously, then fires "clipboard-copy", on which the
 # page shows the cell's notice for a second: read both then, not at once after the click (the clipboard,
-# shared by the browser's tabs, may still hold an earlier test's copy).
-AWAIT_COPY = """() => { window.copied = new Promise(done => document.addEventListener("clipboard-copy", async event => done({
-    notice: !event.target.querySelector(".notice").hidden, text: await navigator.clipboard.readText()}), {once: true})); }"""
+# shared by the browser's tabs, may still hold an earlier test's copy). A copy that never comes, or a read
+# the browser refuses, rejects the promise: page.evaluate has no timeout of its own, and would wait forever.
+AWAIT_COPY = """() => { window.copied = new Promise((done, failed) => {
+    setTimeout(() => failed(new Error("no clipboard-copy event within 10 s of the click")), 10000);
+    document.addEventListener("clipboard-copy", event => {
+        const notice = !event.target.querySelector(".notice").hidden;
+        navigator.clipboard.readText().then(text => done({notice, text}), failed);
+    }, {once: true});
+}); }"""
 
 
 @by_part
