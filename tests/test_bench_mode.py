@@ -1,9 +1,8 @@
-"""What `make bench` relies on: stand-in weights recorded only into its own throwaway copy,
-a limit that does the record step's work, and `make` in a copy that never installs anything."""
+"""What `make bench` relies on: stand-in outputs recorded never into the project, only into a copy it
+made, a limit that does the record step's work, and `make` in a copy that never installs anything."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import sys
@@ -11,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.run import MAKE, cells, copy_project
-from recorder.hub import snapshot_dir
-from recorder.snippets import discover, sha256_file
+from bench.run import MAKE, cells
+from recorder.snippets import discover
 from support import ROOT, offline_env, snapshot
 
 
@@ -44,31 +42,16 @@ def test_the_benchmark_mode_refuses_a_folder_it_did_not_make(run, project: Path,
 
 
 @pytest.mark.slow
-def test_the_benchmark_records_the_stand_in_into_its_copy_and_its_limit_prints_the_same(
-        run, tmp_path: Path, stand_in_cache: Path) -> None:
-    """The limit does the record step's work: one plain script printing what each snippet records.
+def test_the_benchmark_s_limit_prints_what_the_record_step_s_runner_prints(
+        run, tmp_path: Path, stand_in_cache: Path, stand_in_outputs: list[dict[str, str]]) -> None:
+    """The limit does the record step's work: one plain script printing what each snippet records, part by part.
 
-    Only the part that loads weights is kept: the tokenizer's part would add run time, and no case."""
-    copy = copy_project(tmp_path / "copy")
-    shutil.rmtree(copy / "snippets" / "tokenization")
-    (copy / "docs" / "tokenization.md").unlink()
-    config = (copy / "mkdocs.yml").read_text(encoding="utf-8")
-    nav_line = '  - "Part 1: Tokenization": tokenization.md\n'
-    assert nav_line in config, "the copy's mkdocs.yml lists the tokenization part otherwise: update this test"
-    (copy / "mkdocs.yml").write_text(config.replace(nav_line, ""), encoding="utf-8")
-    result = bench_record(run, copy, stand_in_cache)
-    assert result.returncode == 0, result.stderr
-    entry = json.loads((copy / "outputs" / "manifest.json").read_text())["snippets"]["token-embeddings/software_row"]
-    assert entry["origin"] == "executed"
-    weights = snapshot_dir(stand_in_cache) / "model.safetensors"
-    assert entry["model"]["files"]["model.safetensors"] == sha256_file(weights)
-
+    `make bench` checks this again against its own recording before it times anything."""
     script = tmp_path / "limit.py"
-    script.write_text("\n\n".join(cells(copy)), encoding="utf-8")
+    script.write_text("\n\n".join(cells(ROOT)), encoding="utf-8")
     limit = run("python", str(script), cwd=tmp_path, env=offline_env(stand_in_cache))
     assert limit.returncode == 0, limit.stderr
-    recorded = "".join((copy / "outputs" / f"{name}.txt").read_text(encoding="utf-8") for name in discover(copy))
-    assert limit.stdout == recorded
+    assert limit.stdout == "".join(stand_in_outputs[0][name] for name in discover(ROOT))
 
 
 # Were it installed, `pip install -r requirements.txt` would install the copy (`-e .`) into this venv.
