@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 
 from recorder.errors import RecorderError
 from recorder.pinned import FILE_SHA256, MODEL_ID, REVISION, WEIGHTS_FILE, WEIGHTS_SHA256, short
-from recorder.snippets import sha256_file
+from recorder.snippets import Loads, sha256_file
 
 if TYPE_CHECKING:
     import httpx
@@ -34,6 +34,11 @@ RETRY = "Check the network and run `make record` again."
 CHECK_HUB = "If HF_ENDPOINT is set, check that the hub it names"
 GET_IT = ("Either connect to the network and run `make record` again, or point HF_HOME (or HF_HUB_CACHE) at a cache "
           f"that holds it, for example one filled elsewhere with `hf download {MODEL_ID} --revision {REVISION}`.")
+# Offline, a tokenizer is loaded from what `tokenizer_snapshot` can put in the cache, and nothing else.
+TOKENIZER_FILES_ONLY = (f"Offline, a snippet that loads only the tokenizer can count on GPT-2's vocab.json and merges.txt "
+                        f"alone: load it from them, as GPT2Tokenizer.from_pretrained({MODEL_ID!r}, revision=REVISION) "
+                        f"does (AutoTokenizer also reads config.json, and a name other than {MODEL_ID!r} is another "
+                        "repository). ")
 
 
 class ModelUnavailable(RecorderError):
@@ -129,7 +134,7 @@ def fetch_pinned(report: Callable[[str], None]) -> None:
             raise DownloadFailed(failure) from error
 
 
-def hub_failure(error: BaseException, source: str) -> DownloadFailed | None:
+def hub_failure(error: BaseException, source: str, loads: Loads | None) -> DownloadFailed | None:
     """What to report when a snippet's error comes from getting the model's files, not from its code."""
     if not _hub_links(error):
         return None
@@ -137,7 +142,8 @@ def hub_failure(error: BaseException, source: str) -> DownloadFailed | None:
 
     where, fix = f"from the hub at {_endpoint()}", RETRY
     if constants.HF_HUB_OFFLINE:
-        where, fix = f"offline, from the Hugging Face cache at {constants.HF_HUB_CACHE}", GET_IT
+        where = f"offline, from the Hugging Face cache at {constants.HF_HUB_CACHE}"
+        fix = (TOKENIZER_FILES_ONLY if loads == "tokenizer" else "") + GET_IT
     return DownloadFailed(f"{source} could not get the model's files {where}: {_cause(error)}. "
                           f"The hub, the network or the cache failed, not the snippet's code. {fix}")
 

@@ -117,7 +117,7 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
             raise SnippetFailed(f"{source} exited with status {exit_.code}.") from None
         namespace = {}
     except Exception as error:  # any error a snippet raises is reported, with its own lines
-        if (failure := hub_failure(error, source)) is not None:
+        if (failure := hub_failure(error, source, snippet.loads)) is not None:
             raise failure from error
         folder = part.parent.resolve()  # the traceback's lines in snippets/, not in the runner or libraries
         lines = [f'  File "{path.relative_to(folder.parent)}", line {frame.lineno}\n    {frame.line}\n'

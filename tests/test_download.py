@@ -192,3 +192,28 @@ def test_a_hub_error_inside_a_snippet_is_not_blamed_on_the_snippet(tmp_path: Pat
     assert ("OSError: We couldn't connect to the hub to load this file, "
             "caused by ConnectError: [Errno 111] Connection refused") in message
     assert "not the snippet's code" in message and "run `make record` again" in message
+
+
+@pytest.mark.parametrize("loads", ["tokenizer", "weights"])
+def test_offline_a_snippet_loading_a_file_the_cache_lacks_is_told_what_a_tokenizer_can_count_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loads: str) -> None:
+    """As AutoTokenizer fails offline, since it also reads config.json: only vocab.json and merges.txt are
+    there for a snippet that loads only the tokenizer, and the fix says how to load it from them."""
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    path = tmp_path / "snippets" / "part" / "loads.py"
+    path.parent.mkdir(parents=True)
+    path.write_text("from huggingface_hub.errors import LocalEntryNotFoundError\n\ntry:\n"
+                    "    raise LocalEntryNotFoundError('Cannot find the requested files in the disk cache')\n"
+                    "except LocalEntryNotFoundError as error:\n"
+                    "    raise OSError(\"We couldn't connect to load the files, and couldn't find them\") from error\n")
+    with pytest.raises(DownloadFailed) as raised:
+        run_one(Snippet("part/loads", path, (path,), frozenset({"huggingface_hub"}), loads), tmp_path, timeout=30)
+    message = str(raised.value)
+    assert message.startswith(f"snippets/part/loads.py could not get the model's files offline, from the Hugging "
+                              f"Face cache at {constants.HF_HUB_CACHE}: OSError: ")
+    assert f"`hf download {MODEL_ID} --revision {REVISION}`" in message
+    hint = (f"GPT-2's vocab.json and merges.txt alone: load it from them, as GPT2Tokenizer.from_pretrained("
+            f"{MODEL_ID!r}, revision=REVISION) does (AutoTokenizer also reads config.json")
+    assert (hint in message) == (loads == "tokenizer")
