@@ -1,5 +1,6 @@
 """What `make bench` relies on: stand-in outputs recorded never into the project, only into a copy it
-made, a limit that does the record step's work, and `make` in a copy that never installs anything."""
+made, and `make` in a copy that never installs anything. That its limit prints what the record step
+records, `make bench` checks itself before it times anything (`Bench.__init__`)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.run import MAKE, cells
-from recorder.snippets import discover
+from bench.run import MAKE
 from support import ROOT, offline_env, snapshot
 
 
@@ -39,19 +39,6 @@ def test_the_benchmark_mode_refuses_a_folder_it_did_not_make(run, project: Path,
     assert result.returncode == 1
     assert f"error: {project} is not a copy made by the benchmark" in result.stderr
     assert snapshot(project / "outputs") == before
-
-
-@pytest.mark.slow
-def test_the_benchmark_s_limit_prints_what_the_record_step_s_runner_prints(
-        run, tmp_path: Path, stand_in_cache: Path, stand_in_outputs: list[dict[str, str]]) -> None:
-    """The limit does the record step's work: one plain script printing what each snippet records, part by part.
-
-    `make bench` checks this again against its own recording before it times anything."""
-    script = tmp_path / "limit.py"
-    script.write_text("\n\n".join(cells(ROOT)), encoding="utf-8")
-    limit = run("python", str(script), cwd=tmp_path, env=offline_env(stand_in_cache))
-    assert limit.returncode == 0, limit.stderr
-    assert limit.stdout == "".join(stand_in_outputs[0][name] for name in discover(ROOT))
 
 
 # Were it installed, `pip install -r requirements.txt` would install the copy (`-e .`) into this venv.
