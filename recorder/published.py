@@ -85,10 +85,11 @@ def run_trials(root: Path, names: list[str], hub_caches: list[Path], timeout: fl
 
 def create_stand_ins(seeds: dict[Path, int], *, n_layer: int = 1) -> None:
     """A stand-in checkpoint in each Hugging Face cache of `seeds` from its seed, made in a child to keep torch out."""
-    in_child(_create, seeds, n_layer)
+    in_child(make_stand_ins, seeds, n_layer)
 
 
-def _create(seeds: dict[Path, int], n_layer: int) -> None:
+def make_stand_ins(seeds: dict[Path, int], n_layer: int) -> None:
+    """`create_stand_ins` in this process, which then has torch and transformers imported."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
     from transformers.utils import logging

@@ -19,15 +19,13 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from recorder.published import create_stand_ins, trial_outputs
 from recorder.repository import VARIABLES as REPOSITORY_VARIABLES
-from recorder.snippets import discover
-from support import MEASURED, PROJECT_PARTS, ROOT, offline_env
+from recorder.runner import in_child
+from support import MEASURED, PROJECT_PARTS, ROOT, SEEDS, offline_env, stand_ins_with_outputs
 
 pytest_plugins = ["snippet_coverage"]
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
-SEEDS = (1, 2)
 
 # Builds made in this process print MkDocs 2's notice otherwise, as the Makefile's commands would.
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
@@ -61,17 +59,29 @@ def made_once(shared: Path, name: str, make: Callable[[Path], None]) -> Path:
     return folder
 
 
-def _create_stand_ins(folder: Path) -> None:
-    # In a child, so that no test worker pays for importing torch and transformers just for this.
-    create_stand_ins({folder / f"seed-{seed}": seed for seed in SEEDS})
+def _stand_ins_with_outputs(folder: Path) -> None:
+    # multiprocessing's resource tracker outlives the run, until this worker exits: started untraced here,
+    # it cannot write coverage data while the controller combines it.
+    resource_tracker.ensure_running()
+    # The child inherits this process's environment: measured, as these runs execute every snippet, and
+    # offline from the start, as the hub library reads HF_HUB_OFFLINE once, when imported.
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {**MEASURED, "HF_HUB_OFFLINE": "1"}.items():
+            patch.setenv(name, value)
+        outputs = in_child(stand_ins_with_outputs, folder)
+    (folder / "outputs.json").write_text(json.dumps(outputs), encoding="utf-8")
 
 
 @pytest.fixture(scope="session")
-def stand_in_caches(shared_folder: Path) -> tuple[Path, Path]:
-    """Two GPT-2-architecture checkpoints with the real tokenizer and other random weights,
-    each where `from_pretrained` looks in its own Hugging Face cache."""
-    folder = made_once(shared_folder, "stand-ins", _create_stand_ins)
-    first, second = (folder / f"seed-{seed}" for seed in SEEDS)
+def stand_ins(shared_folder: Path) -> Path:
+    """Two GPT-2-architecture checkpoints with the real tokenizer and other random weights, each where
+    `from_pretrained` looks in its own Hugging Face cache, and what every snippet prints against each."""
+    return made_once(shared_folder, "stand-ins", _stand_ins_with_outputs)
+
+
+@pytest.fixture(scope="session")
+def stand_in_caches(stand_ins: Path) -> tuple[Path, Path]:
+    first, second = (stand_ins / f"seed-{seed}" for seed in SEEDS)
     return first, second
 
 
@@ -81,30 +91,12 @@ def stand_in_cache(stand_in_caches: tuple[Path, Path]) -> Path:
 
 
 @pytest.fixture(scope="session")
-def second_stand_in_cache(stand_in_caches: tuple[Path, Path]) -> Path:
-    """Lines that change between the two stand-ins depend on weight values."""
-    return stand_in_caches[1]
-
-
-@pytest.fixture(scope="session")
-def stand_in_outputs(shared_folder: Path, stand_in_caches: tuple[Path, Path]) -> list[dict[str, str]]:
+def stand_in_outputs(stand_ins: Path) -> list[dict[str, str]]:
     """Every snippet's stdout against each stand-in, run by the record step's own runner.
 
     These runs execute every snippet, so they are the ones coverage measures.
     """
-    def run_every_snippet(folder: Path) -> None:
-        names = list(discover(ROOT))
-        # multiprocessing's resource tracker outlives the run, until this worker exits: started untraced here,
-        # it cannot write coverage data while the controller combines it.
-        resource_tracker.ensure_running()
-        with pytest.MonkeyPatch.context() as patch:  # the child inherits this process's environment
-            for name, value in MEASURED.items():
-                patch.setenv(name, value)
-            trials = trial_outputs(ROOT, names, list(stand_in_caches), timeout=300)
-        (folder / "outputs.json").write_text(json.dumps(trials), encoding="utf-8")
-
-    folder = made_once(shared_folder, "stand-in-outputs", run_every_snippet)
-    return json.loads((folder / "outputs.json").read_text(encoding="utf-8"))
+    return json.loads((stand_ins / "outputs.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ COVERAGE_DATA = ROOT / ".coverage"
 MEASURED = {"COVERAGE_PROCESS_START": str(COVERAGE_CONFIG), "COVERAGE_FILE": str(COVERAGE_DATA)}
 # What a project copy needs to record outputs and build the site. The plugin is the installed
 # `recorded-outputs` entry point; mkdocs-llmstxt takes its `preprocess` module by path, from the copy.
+SEEDS = (1, 2)  # of the stand-in checkpoints: lines that differ between the two depend on weight values
 PROJECT_PARTS = ("compat", "docs", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
                  "requirements.txt", "recorder/llms_markdown.py")
 
@@ -30,6 +31,17 @@ def offline_env(hub_cache: Path | None = None, **extra: str) -> dict[str, str]:
     else:
         env.pop("HF_HUB_CACHE", None)
     return env
+
+
+def stand_ins_with_outputs(folder: Path) -> list[dict[str, str]]:
+    """In a child of its own, offline: a stand-in checkpoint per seed in `folder`, and every snippet's stdout
+    against each, run by the record step's own runner. One child, so that torch is imported once for both."""
+    from recorder.published import make_stand_ins, run_trials
+    from recorder.snippets import discover
+
+    caches = {folder / f"seed-{seed}": seed for seed in SEEDS}
+    make_stand_ins(caches, n_layer=1)
+    return run_trials(ROOT, list(discover(ROOT)), list(caches), timeout=300)
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
