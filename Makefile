@@ -22,8 +22,7 @@ help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 # uv installs the pinned requirements several times faster than pip. It reads none of pip's
-# settings, so it is handed pip's find-links (where a CPU build of torch may wait). Then what the
-# snippets import is compiled once, not by several of the first test run's processes at once.
+# settings, so it is handed pip's find-links (where a CPU build of torch may wait).
 UV := uv==$(shell sed -n 's/^uv==\([^ #]*\).*/\1/p' requirements.txt)
 FIND_LINKS := $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
 $(STAMP):
@@ -32,7 +31,6 @@ $(STAMP):
 	$(BIN)/pip install --quiet --disable-pip-version-check $(UV)
 	$(BIN)/uv pip install --quiet --python $(BIN)/python $(addprefix --find-links ,$(FIND_LINKS)) \
 	  -r requirements.txt
-	$(BIN)/python -c "from transformers import GPT2LMHeadModel, GPT2Tokenizer"
 	touch $@
 
 venv: $(STAMP) ## Create .venv from requirements.txt (every target does when it is missing or outdated)
