@@ -16,9 +16,9 @@ COVERAGE_DATA = ROOT / ".coverage"
 # What makes a Python child measure itself (coverage's .pth file reads it), and where it writes:
 # set for the stand-in runs of every snippet only (tests/snippet_coverage.py).
 MEASURED = {"COVERAGE_PROCESS_START": str(COVERAGE_CONFIG), "COVERAGE_FILE": str(COVERAGE_DATA)}
+SEEDS = (1, 2)  # of the stand-in checkpoints: lines that differ between the two depend on weight values
 # What a project copy needs to record outputs and build the site. The plugin is the installed
 # `recorded-outputs` entry point; mkdocs-llmstxt takes its `preprocess` module by path, from the copy.
-SEEDS = (1, 2)  # of the stand-in checkpoints: lines that differ between the two depend on weight values
 PROJECT_PARTS = ("compat", "docs", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
                  "requirements.txt", "recorder/llms_markdown.py")
 
