@@ -59,7 +59,7 @@ def made_once(shared: Path, name: str, make: Callable[[Path], None]) -> Path:
     return folder
 
 
-def _stand_ins_with_outputs(folder: Path) -> None:
+def _stand_ins_made_in_a_child(folder: Path) -> None:
     # multiprocessing's resource tracker outlives the run, until this worker exits: started untraced here,
     # it cannot write coverage data while the controller combines it.
     resource_tracker.ensure_running()
@@ -76,7 +76,7 @@ def _stand_ins_with_outputs(folder: Path) -> None:
 def stand_ins(shared_folder: Path) -> Path:
     """Two GPT-2-architecture checkpoints with the real tokenizer and other random weights, each where
     `from_pretrained` looks in its own Hugging Face cache, and what every snippet prints against each."""
-    return made_once(shared_folder, "stand-ins", _stand_ins_with_outputs)
+    return made_once(shared_folder, "stand-ins", _stand_ins_made_in_a_child)
 
 
 @pytest.fixture(scope="session")
