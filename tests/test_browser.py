@@ -118,19 +118,39 @@ class Visit:
         return [url for url in self.requests if not url.startswith((self.base_url, "data:", "blob:"))]
 
 
-@pytest.fixture
-def visit(browser: Browser, base_url: str) -> Iterator[Visit]:
-    context: BrowserContext = browser.new_context(
-        color_scheme="light", viewport={"width": 1280, "height": 900},
-        permissions=["clipboard-read", "clipboard-write"],
-    )
-    tab = Visit(context.new_page(), base_url)
-    tab.page.on("request", lambda request: tab.requests.append(request.url))
-    tab.page.on("console", lambda message: _console_error(tab, message))
-    tab.page.on("pageerror", lambda error: tab.errors.append(f"uncaught: {error}"))
-    tab.page.on("requestfailed", lambda request: _failed(tab, request))
-    yield tab
+VIEWPORT = {"width": 1280, "height": 900}
+
+
+@pytest.fixture(scope="module")
+def tab(browser: Browser) -> Iterator[Page]:
+    """One tab for the module's tests: opening a tab costs Chromium more than loading a page of the site.
+    With its cache off, as a new tab's is empty, each test sees every request its pages make."""
+    context: BrowserContext = browser.new_context(color_scheme="light", viewport=VIEWPORT,
+                                                  permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    context.new_cdp_session(page).send("Network.setCacheDisabled", {"cacheDisabled": True})
+    yield page
     context.close()
+
+
+@pytest.fixture
+def visit(tab: Page, base_url: str) -> Iterator[Visit]:
+    """The tab as a new one: light, its size, no listener of an earlier test, nothing the site stored."""
+    tab.set_viewport_size(VIEWPORT)
+    tab.emulate_media(color_scheme="light")
+    visit = Visit(tab, base_url)
+    listeners = {"request": lambda request: visit.requests.append(request.url),
+                 "console": lambda message: _console_error(visit, message),
+                 "pageerror": lambda error: visit.errors.append(f"uncaught: {error}"),
+                 "requestfailed": lambda request: _failed(visit, request)}
+    for event, listener in listeners.items():
+        tab.on(event, listener)
+    yield visit
+    for event, listener in listeners.items():
+        tab.remove_listener(event, listener)
+    if tab.url.startswith(base_url):  # the palette's choice, say, which the theme keeps
+        tab.evaluate("localStorage.clear(); sessionStorage.clear()")
+    tab.goto("about:blank")
 
 
 def _console_error(tab: Visit, message: ConsoleMessage) -> None:
