@@ -10,7 +10,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 # Named after the hash of what it installs: an edited requirements.txt reinstalls, a touched one does not.
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt pyproject.toml | sha256sum | cut -c1-16)
-NPM_STAMP := node_modules/.installed
+# Inside node_modules/, which `npm ci` empties first: each install leaves only its own marks.
+NPM_HASH := $(shell cat package.json package-lock.json | sha256sum | cut -c1-16)
+AXE_STAMP := node_modules/.axe-$(NPM_HASH)
+LIGHTHOUSE_STAMP := node_modules/.lighthouse-$(NPM_HASH)
 
 # make record FORCE=1 re-runs every snippet; PUBLISHED=1 attaches the article's
 # outputs for model snippets (offline); TIMEOUT=<seconds> per snippet.
@@ -35,10 +38,14 @@ $(STAMP):
 
 venv: $(STAMP) ## Create .venv from requirements.txt (every target does when it is missing or outdated)
 
-# axe-core for the browser tests and Lighthouse for `make audit`, as package-lock.json pins them.
-$(NPM_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund
+# axe-core for the browser tests (1 s to install), Lighthouse for `make audit` as well (12 s), as
+# package-lock.json pins them: Lighthouse is a development dependency, left out where it is not needed.
+$(AXE_STAMP):
+	npm ci --omit=dev --no-audit --no-fund
 	touch $@
+$(LIGHTHOUSE_STAMP):
+	npm ci --no-audit --no-fund
+	touch $@ $(AXE_STAMP)
 
 record: $(STAMP) ## Re-run stale snippets and record their outputs (FORCE=1, PUBLISHED=1, TIMEOUT=s)
 	$(BIN)/python -m recorder record $(RECORD_FLAGS)
@@ -64,10 +71,10 @@ diff: $(STAMP) ## What changed in the recorded outputs since the merge base with
 
 # One test worker more than cores, to fill the moments a worker waits on a browser or a child process
 # (on 2 cores, pytest took 138 s to 159 s over three runs with 3 workers, 140 s to 166 s over four with 2).
-test: $(STAMP) $(NPM_STAMP) ## Run the test suite (snippets against a stand-in GPT-2, drift guard, docs, browser)
+test: $(STAMP) $(AXE_STAMP) ## Run the test suite (snippets against a stand-in GPT-2, drift guard, docs, browser)
 	PYTEST_XDIST_AUTO_NUM_WORKERS=$${PYTEST_XDIST_AUTO_NUM_WORKERS:-$$(($$(nproc) + 1))} $(BIN)/python -m pytest
 
-audit: site $(NPM_STAMP) ## Lighthouse on every page (median of 3); fails when a page misses a goal
+audit: site $(LIGHTHOUSE_STAMP) ## Lighthouse on every page (median of 3); fails when a page misses a goal
 	$(BIN)/python -m tools.audit
 
 bench: $(STAMP) ## Time record and site against the limit, mkdocs-jupyter and plain MkDocs; writes bench/results.json
