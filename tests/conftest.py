@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from multiprocessing import resource_tracker
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from filelock import FileLock
 
 from recorder.repository import VARIABLES as REPOSITORY_VARIABLES
 from recorder.runner import in_child
-from support import MEASURED, PROJECT_PARTS, ROOT, SEEDS, offline_env, stand_ins_with_outputs
+from support import PROJECT_PARTS, ROOT, SEEDS, offline_env, stand_ins_with_outputs
 
 pytest_plugins = ["snippet_coverage"]
 
@@ -60,14 +59,10 @@ def made_once(shared: Path, name: str, make: Callable[[Path], None]) -> Path:
 
 
 def _stand_ins_made_in_a_child(folder: Path) -> None:
-    # multiprocessing's resource tracker outlives the run, until this worker exits: started untraced here,
-    # it cannot write coverage data while the controller combines it.
-    resource_tracker.ensure_running()
-    # The child inherits this process's environment: measured, as these runs execute every snippet, and
-    # offline from the start, as the hub library reads HF_HUB_OFFLINE once, when imported.
+    # The child inherits this process's environment: offline from the start, as the hub library reads
+    # HF_HUB_OFFLINE once, when imported.
     with pytest.MonkeyPatch.context() as patch:
-        for name, value in {**MEASURED, "HF_HUB_OFFLINE": "1"}.items():
-            patch.setenv(name, value)
+        patch.setenv("HF_HUB_OFFLINE", "1")
         outputs = in_child(stand_ins_with_outputs, folder)
     (folder / "outputs.json").write_text(json.dumps(outputs), encoding="utf-8")
 

@@ -1,6 +1,6 @@
 """Coverage of snippets/, held at 100%: measured in the stand-in runs of every snippet.
 
-Only those child processes are traced (`support.MEASURED`): tracing the test
+Only those runs are traced (`support.stand_ins_with_outputs`): tracing the test
 workers too would double the cost of every build they make. The controller
 erases old data when the run starts, and when it ends combines what the runs
 wrote, prints the report and fails the run below `fail_under` (pyproject.toml).

@@ -13,9 +13,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 COVERAGE_CONFIG = ROOT / "pyproject.toml"
 COVERAGE_DATA = ROOT / ".coverage"
-# What makes a Python child measure itself (coverage's .pth file reads it), and where it writes:
-# set for the stand-in runs of every snippet only (tests/snippet_coverage.py).
-MEASURED = {"COVERAGE_PROCESS_START": str(COVERAGE_CONFIG), "COVERAGE_FILE": str(COVERAGE_DATA)}
 SEEDS = (1, 2)  # of the stand-in checkpoints: lines that differ between the two depend on weight values
 # What a project copy needs to record outputs and build the site. The plugin is the installed
 # `recorded-outputs` entry point; mkdocs-llmstxt takes its `preprocess` module by path, from the copy.
@@ -35,13 +32,24 @@ def offline_env(hub_cache: Path | None = None, **extra: str) -> dict[str, str]:
 
 def stand_ins_with_outputs(folder: Path) -> list[dict[str, str]]:
     """In a child of its own, offline: a stand-in checkpoint per seed in `folder`, and every snippet's stdout
-    against each, run by the record step's own runner. One child, so that torch is imported once for both."""
+    against each, run by the record step's own runner. One child, so that torch is imported once for both.
+
+    These runs execute every snippet, so they are the ones coverage measures (tests/snippet_coverage.py), and
+    only they: tracing the imports of torch and the making of the checkpoints too took a third longer."""
+    from coverage import Coverage
+
     from recorder.published import make_stand_ins, run_trials
     from recorder.snippets import discover
 
     caches = {folder / f"seed-{seed}": seed for seed in SEEDS}
     make_stand_ins(caches, n_layer=1)
-    return run_trials(ROOT, list(discover(ROOT)), list(caches), timeout=300)
+    coverage = Coverage(data_file=str(COVERAGE_DATA), config_file=str(COVERAGE_CONFIG))
+    coverage.start()
+    try:
+        return run_trials(ROOT, list(discover(ROOT)), list(caches), timeout=300)
+    finally:
+        coverage.stop()
+        coverage.save()
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
