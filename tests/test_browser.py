@@ -297,6 +297,7 @@ def test_notebook_copy_button_copies_the_cell_and_says_so(visit: Visit, part: Pa
     notebook = json.loads((DOCS / part.notebook).read_text(encoding="utf-8"))
     last = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"][-1]
     page = visit.open(notebook_path(part))
+    draw_whole_page(page)  # no cell drawn late, at its real size, moving the button under the click
     cell = page.locator(".jp-Cell", has=page.locator("clipboard-copy")).last
     page.evaluate(AWAIT_COPY)
     cell.locator("clipboard-copy").click()
