@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from mkdocs.utils.meta import get_data
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Request, expect, sync_playwright
+from playwright.sync_api import (Browser, BrowserContext, CDPSession, ConsoleMessage, Locator, Page, Request, expect,
+                                  sync_playwright)
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from recorder import compat_page
@@ -96,6 +97,7 @@ class Visit:
     """A browser tab on the local site that keeps every request URL and every error it saw."""
 
     page: Page
+    devtools: CDPSession  # the tab's
     base_url: str
     requests: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -117,40 +119,47 @@ class Visit:
     def remote_requests(self) -> list[str]:
         return [url for url in self.requests if not url.startswith((self.base_url, "data:", "blob:"))]
 
+    def forget_the_site(self) -> None:
+        """Leave the site and clear what it stored, as for a reader who has never been there: the theme keeps
+        the palette it first chose, say. Cleared from outside, after the site's scripts stopped."""
+        self.page.goto("about:blank")
+        self.devtools.send("Storage.clearDataForOrigin", {"origin": self.base_url.rstrip("/"),
+                                                          "storageTypes": "local_storage,session_storage"})
+
 
 VIEWPORT = {"width": 1280, "height": 900}
 
 
 @pytest.fixture(scope="module")
-def tab(browser: Browser) -> Iterator[Page]:
+def tab(browser: Browser) -> Iterator[tuple[Page, CDPSession]]:
     """One tab for the module's tests: opening a tab costs Chromium more than loading a page of the site.
     With its cache off, as a new tab's is empty, each test sees every request its pages make."""
     context: BrowserContext = browser.new_context(color_scheme="light", viewport=VIEWPORT,
                                                   permissions=["clipboard-read", "clipboard-write"])
     page = context.new_page()
-    context.new_cdp_session(page).send("Network.setCacheDisabled", {"cacheDisabled": True})
-    yield page
+    devtools = context.new_cdp_session(page)
+    devtools.send("Network.setCacheDisabled", {"cacheDisabled": True})
+    yield page, devtools
     context.close()
 
 
 @pytest.fixture
-def visit(tab: Page, base_url: str) -> Iterator[Visit]:
+def visit(tab: tuple[Page, CDPSession], base_url: str) -> Iterator[Visit]:
     """The tab as a new one: light, its size, no listener of an earlier test, nothing the site stored."""
-    tab.set_viewport_size(VIEWPORT)
-    tab.emulate_media(color_scheme="light")
-    visit = Visit(tab, base_url)
+    page, devtools = tab
+    page.set_viewport_size(VIEWPORT)
+    page.emulate_media(color_scheme="light")
+    visit = Visit(page, devtools, base_url)
     listeners = {"request": lambda request: visit.requests.append(request.url),
                  "console": lambda message: _console_error(visit, message),
                  "pageerror": lambda error: visit.errors.append(f"uncaught: {error}"),
                  "requestfailed": lambda request: _failed(visit, request)}
     for event, listener in listeners.items():
-        tab.on(event, listener)
+        page.on(event, listener)
     yield visit
     for event, listener in listeners.items():
-        tab.remove_listener(event, listener)
-    if tab.url.startswith(base_url):  # the palette's choice, say, which the theme keeps
-        tab.evaluate("localStorage.clear(); sessionStorage.clear()")
-    tab.goto("about:blank")
+        page.remove_listener(event, listener)
+    visit.forget_the_site()
 
 
 def _console_error(tab: Visit, message: ConsoleMessage) -> None:
@@ -380,9 +389,12 @@ def test_each_page_loads_cleanly_with_no_serious_accessibility_violation_in_ligh
     if not AXE.is_file():
         pytest.fail(f"{AXE.relative_to(ROOT)} not found: run `npm ci` (`make test` does it).")
     serious = []
-    for scheme in ("light", "dark"):  # one tab: the second scheme reloads the page, not the browser context
+    for scheme, palette in (("light", "default"), ("dark", "slate")):
+        if scheme == "dark":  # as a reader who prefers it arrives
+            visit.forget_the_site()
         visit.page.emulate_media(color_scheme=scheme)
         page = visit.open(path, settled=scheme == "light")
+        assert page.evaluate("document.body.dataset.mdColorScheme") == palette, f"{scheme}: the {palette} palette"
         page.evaluate("document.querySelectorAll('details').forEach(details => details.open = true)")  # records too
         draw_whole_page(page)  # what a reader reaches, not the place-holders of what is not drawn yet
         page.add_script_tag(path=str(AXE))
