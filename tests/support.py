@@ -35,7 +35,7 @@ def stand_ins_with_outputs(folder: Path) -> list[dict[str, str]]:
     against each, run by the record step's own runner. One child, so that torch is imported once for both.
 
     These runs execute every snippet, so they are the ones coverage measures (tests/snippet_coverage.py), and
-    only they: tracing the imports of torch and the making of the checkpoints too took a third longer."""
+    only they: tracing the imports of torch and the making of the checkpoints too took 4 to 5 s longer."""
     from coverage import Coverage
 
     from recorder.published import make_stand_ins, run_trials
