@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import re
 import sys
 from collections.abc import Callable
@@ -33,7 +32,7 @@ def load(root: Path) -> tuple[Project, Recorded]:
 def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
     """The notebook of `part`, as `make record` writes it and the build expects it."""
     markdown = get_data((project.docs_dir / part.page).read_text(encoding="utf-8"))[0]
-    blocks = [directive for directive in parse(markdown, part.page) if isinstance(directive, Listing)]
+    blocks = [directive for directive in parse(markdown) if isinstance(directive, Listing)]
     section = _section_reader(project.config, recorded.root)  # checks each include, before _imports reads it
     examples = [_cell(section(block), f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}",
                       [{"output_type": "stream", "name": "stdout", "text": recorded.output(block.name)}]
@@ -122,8 +121,8 @@ def _section_reader(config: MkDocsConfig, root: Path) -> Callable[[Listing], str
     """Reads a block's code exactly as the page's `--8<--` include does, with its settings."""
     settings = dict(config.mdx_configs.get("pymdownx.snippets", {}))
     bases = settings.get("base_path", ["."])
-    # As pymdownx.snippets resolves them: `!relative $config_dir/...` or relative to the working folder.
-    settings["base_path"] = [os.path.abspath(base) for base in ([bases] if isinstance(bases, str) else bases)]
+    # From the project's folder, where the build runs (and MkDocs' plugin resolves them).
+    settings["base_path"] = [str(root / base) for base in ([bases] if isinstance(bases, str) else bases)]
     reader = Markdown(extensions=["pymdownx.snippets"],
                       extension_configs={"pymdownx.snippets": settings}).preprocessors["snippet"]
     # The lines between the fences of the block the page shows.

@@ -27,7 +27,7 @@ from support import ROOT, build, offline_env
 PARTS = Project.load(ROOT).parts()
 MANIFEST = store.read_manifest(ROOT)
 # Read independently of the recorder: each block directive of a page, in page order.
-BLOCK = re.compile(r"^[ \t]*\{\{ (?P<kind>code|example) (?P<file>\w+)\.py(?::(?P<section>[-\w]+))?\b[^}]*\}\}[ \t]*$",
+BLOCK = re.compile(r"^[ \t]*\{\{ (?P<kind>code|example) [-\w]+/(?P<file>\w+)\.py(?::(?P<section>[-\w]+))?\b[^}]*\}\}[ \t]*$",
                    re.M)
 
 by_part = pytest.mark.parametrize("part", PARTS, ids=lambda part: part.name)
