@@ -4,7 +4,8 @@ Only those runs are traced (`support.stand_ins_with_outputs`): tracing the test
 workers too would double the cost of every build they make. The controller
 erases old data when the run starts, and when it ends combines what the runs
 wrote, prints the report and fails the run below `fail_under` (pyproject.toml).
-A run that never reached the stand-in runs (a single test file, say) reports nothing.
+A run that never reached the stand-in runs (a single test file, say) reports nothing; one that reached them
+and collected nothing fails, saying so.
 
 Every file of snippets/ counts, in a part's folder too: coverage itself finds the
 files that never ran only in folders that are packages, and a part's folder is not.
@@ -19,7 +20,7 @@ import pytest
 from coverage import Coverage
 from coverage.exceptions import NoDataError
 
-from support import COVERAGE_CONFIG, COVERAGE_DATA, ROOT
+from support import COVERAGE_CONFIG, COVERAGE_DATA, ROOT, STAND_INS_DONE
 
 _report = pytest.StashKey[str]()
 
@@ -47,6 +48,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         _coverage().erase()
 
 
+def _stand_ins_ran(config: pytest.Config) -> bool:
+    """Whether this run made the stand-in runs: their folder, shared by the workers, is the controller's."""
+    return (config._tmp_path_factory.getbasetemp() / STAND_INS_DONE).exists()  # type: ignore[attr-defined]
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if not _is_controller(session.config):
         return
@@ -57,6 +63,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         count_every_file(coverage, ROOT / "snippets")
         total = coverage.report(file=printed)
     except NoDataError:
+        if not _stand_ins_ran(session.config):
+            return
+        session.config.stash[_report] = (f"FAIL: the stand-in runs ran every snippet, but no coverage data of "
+                                         f"snippets/ reached {COVERAGE_DATA}: the gate cannot pass on nothing. "
+                                         "See support.stand_ins_with_outputs, which starts the tracing.\n")
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         return
     below = total < coverage.config.fail_under
     verdict = (f"FAIL: coverage of snippets/ must be {coverage.config.fail_under:g}%" if below

@@ -6,6 +6,7 @@ import io
 import logging
 import os
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,11 +14,24 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 COVERAGE_CONFIG = ROOT / "pyproject.toml"
 COVERAGE_DATA = ROOT / ".coverage"
+STAND_INS_DONE = "stand-ins.done"  # in the run's shared folder, once the stand-in runs are made (conftest.py)
 SEEDS = (1, 2)  # of the stand-in checkpoints: lines that differ between the two depend on weight values
 # What a project copy needs to record outputs and build the site. The plugin is the installed
 # `recorded-outputs` entry point; mkdocs-llmstxt takes its `preprocess` module by path, from the copy.
 PROJECT_PARTS = ("compat", "docs", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
                  "requirements.txt", "recorder/llms_markdown.py")
+
+
+def copy_project(copy: Path) -> Path:
+    """The parts of the project a build needs, copied into `copy`."""
+    for part in PROJECT_PARTS:
+        source = ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, copy / part, ignore=shutil.ignore_patterns("__pycache__", ".record.lock"))
+        else:
+            (copy / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / part)
+    return copy
 
 
 def offline_env(hub_cache: Path | None = None, **extra: str) -> dict[str, str]:
@@ -43,7 +57,8 @@ def stand_ins_with_outputs(folder: Path) -> list[dict[str, str]]:
 
     caches = {folder / f"seed-{seed}": seed for seed in SEEDS}
     make_stand_ins(caches, n_layer=1)
-    coverage = Coverage(data_file=str(COVERAGE_DATA), config_file=str(COVERAGE_CONFIG))
+    # Its source named absolutely: the configuration's `snippets` would be read from the working folder.
+    coverage = Coverage(data_file=str(COVERAGE_DATA), config_file=str(COVERAGE_CONFIG), source=[str(ROOT / "snippets")])
     coverage.start()
     try:
         return run_trials(ROOT, list(discover(ROOT)), list(caches), timeout=300)

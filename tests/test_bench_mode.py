@@ -15,22 +15,24 @@ from bench.run import MAKE
 from support import ROOT, offline_env, snapshot
 
 
-def bench_record(run, folder: Path, hub_cache: Path) -> subprocess.CompletedProcess[str]:
-    return run("python", "-m", "bench.run", "--record", str(folder), cwd=ROOT, env=offline_env(hub_cache))
+def bench_record(run, folder: Path, hub_cache: Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return run("python", "-m", "bench.run", "--record", str(folder), cwd=cwd, env=offline_env(hub_cache))
 
 
 # That the command line refuses the stand-in is test_download.py's
 # test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_downloads_them_runs_and_refuses.
 
 
-# Were the check gone, an empty cache would stop the record step, but only after it removed the manifest.
+# Were the check gone, an empty cache would stop the record step, but only after it removed the manifest: so the
+# benchmark runs from a copy of the project, which it takes for the project itself.
 @pytest.mark.parametrize("spelling", [".", "snippets/.."])
-def test_the_benchmark_mode_refuses_the_project_itself(run, tmp_path: Path, spelling: str) -> None:
-    before = snapshot(ROOT / "outputs")
-    result = bench_record(run, ROOT / spelling, hub_cache=tmp_path)
+def test_the_benchmark_mode_refuses_the_project_itself(run, project: Path, tmp_path: Path, spelling: str) -> None:
+    shutil.copytree(ROOT / "bench", project / "bench", ignore=shutil.ignore_patterns("__pycache__", "results.json"))
+    before = snapshot(project / "outputs")
+    result = bench_record(run, project / spelling, hub_cache=tmp_path / "empty", cwd=project)
     assert result.returncode == 1
-    assert f"error: {ROOT} is the project itself" in result.stderr
-    assert snapshot(ROOT / "outputs") == before
+    assert f"error: {project} is the project itself" in result.stderr
+    assert snapshot(project / "outputs") == before
 
 
 def test_the_benchmark_mode_refuses_a_folder_it_did_not_make(run, project: Path, tmp_path: Path) -> None:

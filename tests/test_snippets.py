@@ -63,13 +63,15 @@ def test_snippets_run_on_their_own(stand_in_cache: Path, stand_in_outputs: list[
 ))
 def test_snippets_load_the_pinned_revision_by_name(path: str) -> None:
     """The code a reader copies names the model and revision that the record step pins."""
-    tree = ast.parse((ROOT / path).read_text())
-    calls = [node for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and getattr(node.func, "attr", None) in ("from_pretrained", "hf_hub_download")]
-    assert calls
+    text = (ROOT / path).read_text()
+    tree = ast.parse(text)
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and getattr(node.func, "attr", getattr(node.func, "id", None)) in ("from_pretrained", "hf_hub_download")]
+    # Every call the file writes, each by name and pinned revision alone: no other keyword can pick other files.
+    assert len(calls) == text.count("from_pretrained(") + text.count("hf_hub_download(") > 0
     for call in calls:
         assert call.args[0].value == MODEL_ID
-        assert "revision" in [keyword.arg for keyword in call.keywords]
+        assert [keyword.arg for keyword in call.keywords] == ["revision"], ast.unparse(call)
     named = {node.targets[0].id: node.value.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
              and isinstance(node.value, ast.Constant) and isinstance(node.targets[0], ast.Name)}
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
