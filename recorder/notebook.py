@@ -4,8 +4,10 @@ includes them, under each example its recorded output. The build reports one tha
 from __future__ import annotations
 
 import ast
+import builtins
 import json
 import re
+import symtable
 import sys
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
@@ -39,6 +41,7 @@ def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
                       if isinstance(block, Example) else [])
                 for number, block in enumerate(blocks, 1)]
     imports, pins = _imports(recorded.root, blocks)
+    _check_runs(part, ["\n".join(imports), *(cell["source"] for cell in examples)], blocks)
     introduction = _introduction(markdown, recorded, blocks)
     cells = [{"cell_type": "markdown", "id": "about", "metadata": {}, "source": introduction},
              _cell("%pip install " + " ".join(pins), "install"), _cell("\n".join(imports), "imports"), *examples]
@@ -52,6 +55,33 @@ def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
             output["text"] = output["text"].splitlines(keepends=True)
     text = json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False, separators=(",", ": "))
     return f"{text}\n".encode()
+
+
+class NotebookError(RecorderError):
+    """A page whose code would not run top to bottom as its notebook; the message names the page, the name and the fix."""
+
+
+def _check_runs(part: Part, sources: list[str], blocks: list[Listing]) -> None:
+    """Refuse a page whose shown code, run cell after cell, would use a name that no cell before defines: a reader's
+    notebook would stop there, though each snippet runs on its own."""
+    known = set(dir(builtins))
+    for number, source in enumerate(sources):
+        table = symtable.symtable(source, f"cell {number}", "exec")
+        defined = {symbol.get_name() for symbol in table.get_symbols() if symbol.is_assigned() or symbol.is_imported()}
+        if missing := sorted(_globals_used(table) - known - defined):
+            block = blocks[number - 1]
+            shown = f"{SNIPPETS_DIR}/{block.file}" + (f":{block.section}" if block.section else "")
+            raise NotebookError(f"docs/{part.page}: its notebook would stop at `{shown}`: name `{missing[0]}` is "
+                                "defined by no block the page shows before it. Show the lines that define it first "
+                                "(a `{{ code ... }}` directive), or widen that block's section to include them.")
+        known |= defined
+
+
+def _globals_used(table: symtable.SymbolTable) -> set[str]:
+    """The global names a cell's code reads, in its functions and comprehensions too."""
+    found = {symbol.get_name() for symbol in table.get_symbols() if symbol.is_referenced() and (
+        symbol.is_global() if table.get_type() != "module" else not (symbol.is_assigned() or symbol.is_imported()))}
+    return found.union(*(_globals_used(child) for child in table.get_children()))
 
 
 def _cell(source: str, cell_id: str, outputs: list[dict[str, str]] | None = None) -> dict[str, Any]:
