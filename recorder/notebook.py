@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import json
 import re
 import symtable
 import sys
@@ -13,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import nbformat
 from markdown import Markdown
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils.meta import get_data
@@ -48,13 +48,7 @@ def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
     notebook = {"nbformat": 4, "nbformat_minor": 5, "cells": cells, "metadata": {
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
         "language_info": {"name": "python"}}}
-    # As nbformat writes a notebook (its schema is checked by the tests): texts as lists of lines, keys sorted.
-    for cell in cells:
-        cell["source"] = cell["source"].splitlines(keepends=True)
-        for output in cell.get("outputs", []):
-            output["text"] = output["text"].splitlines(keepends=True)
-    text = json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False, separators=(",", ": "))
-    return f"{text}\n".encode()
+    return f"{nbformat.writes(nbformat.from_dict(notebook))}\n".encode()  # its schema is checked by the tests
 
 
 class NotebookError(RecorderError):
