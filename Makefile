@@ -24,16 +24,21 @@ RECORD_FLAGS := $(if $(FORCE),--force) $(if $(PUBLISHED),--published) $(if $(TIM
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-# uv installs the pinned requirements several times faster than pip. It reads none of pip's
-# settings, so it is handed pip's find-links (where a CPU build of torch may wait).
+# uv installs the pinned requirements several times faster than pip. PyPI's torch for Linux is a CUDA build of
+# several GB, so uv takes torch's CPU build from PyTorch's index (TORCH_INDEX= for PyPI's, or a mirror's address).
+# uv reads none of pip's settings: where pip has find-links (a machine that keeps a CPU build of torch there),
+# uv is handed those instead. Exported, so that `make compat`'s environments are made the same way.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 UV := uv==$(shell sed -n 's/^uv==\([^ #]*\).*/\1/p' requirements.txt)
-FIND_LINKS := $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
+PIP_FIND_LINKS_SET := $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
+space := $() $()
+comma := ,
+export UV_FIND_LINKS ?= $(subst $(space),$(comma),$(strip $(or $(PIP_FIND_LINKS_SET),$(TORCH_INDEX:%=%/torch/))))
 $(STAMP):
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check $(UV)
-	$(BIN)/uv pip install --quiet --python $(BIN)/python $(addprefix --find-links ,$(FIND_LINKS)) \
-	  -r requirements.txt
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -r requirements.txt
 	touch $@
 
 venv: $(STAMP) ## Create .venv from requirements.txt (every target does when it is missing or outdated)

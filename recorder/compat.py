@@ -7,7 +7,6 @@ form. Each other release runs in its own environment in .compat/ (git-ignored), 
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import shutil
@@ -25,7 +24,7 @@ from packaging.utils import canonicalize_name
 from recorder import store
 from recorder.compat_page import RESULTS, CompatError, checked_against
 from recorder.pinned import MODEL_ID, REVISION
-from recorder.published import create_stand_ins, form, weight_dependent
+from recorder.published import create_stand_ins, form, lines_depending_on_weights
 from recorder.record import now
 from recorder.runner import QUIET_LIBRARIES, Report
 from recorder.snippets import REQUIREMENTS, VERSIONED_PACKAGES, Snippet, discover, pins, pins_providing
@@ -73,13 +72,9 @@ def prepare(root: Path, release: str, wanted: list[str], report: Report) -> Path
     report(f"creating {shown}: uv pip install {' '.join(wanted)}")
     shutil.rmtree(folder, ignore_errors=True)
     uv = [sys.executable, "-m", "uv", "--quiet", "--cache-dir", str(root / ".compat" / "uv-cache")]
-    # uv reads no pip setting: where pip finds packages besides its index (say, a CPU build of torch).
-    pip_config = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True,
-                                check=False).stdout.splitlines()
-    find_links = [option for line in pip_config if line.partition("=")[0].endswith(".find-links")
-                  for link in ast.literal_eval(line.partition("=")[2]).split() for option in ("--find-links", link)]
+    # Where uv finds torch's CPU build: UV_FIND_LINKS, which the Makefile sets as for .venv.
     for step in ([*uv, "venv", "--python", sys.executable, str(folder)],
-                 [*uv, "pip", "install", "--compile-bytecode", "--python", str(python), *find_links, *wanted]):
+                 [*uv, "pip", "install", "--compile-bytecode", "--python", str(python), *wanted]):
         if subprocess.run(step, check=False).returncode != 0:
             raise CompatError(f"could not create {shown} (`uv {step[6]}` failed; its output is above). "
                               f"Check that uv can install {' '.join(wanted)} here, then run `make compat` again.")
@@ -113,7 +108,7 @@ def weight_dependent_lines(source: str, recorded: str, reference: Printed, relea
         raise CompatError(f"{source} prints {len(printed)} lines with transformers {release} against the stand-in "
                           f"checkpoint, but its recorded output has {len(expected)}. Run `make record` "
                           "(and `make test`), then `make compat` again.")
-    return weight_dependent([recorded, reference.stdout])  # the recorded output was printed with GPT-2's weights
+    return lines_depending_on_weights([recorded, reference.stdout])  # recorded with GPT-2's weights
 
 
 def verdict(recorded: str, printed: Printed, weight_dependent: set[int]) -> dict[str, Any]:

@@ -36,7 +36,7 @@ def form(line: str) -> str:
     return NUMBER.sub(lambda match: f"<{len(match.group(1) or '')}>", line)
 
 
-def weight_dependent(texts: list[str]) -> set[int]:
+def lines_depending_on_weights(texts: list[str]) -> set[int]:
     """The lines (from 1) that outputs of one snippet printed with different weights do not all print alike: the
     lines that depend on weight values. The outputs have as many lines each."""
     return {number for number, lines in enumerate(zip(*(text.splitlines() for text in texts)), 1)
@@ -50,7 +50,7 @@ def check(name: str, expected_text: str, trials: list[str], *, label: str) -> tu
     if any(len(run) != len(expected) for run in runs):
         raise PublishedMismatch(f"{label} has {len(expected)} lines but snippets/{name}.py prints "
                                 f"{len(runs[0])}. Make the snippet print what {label} shows.")
-    depends = weight_dependent(trials)
+    depends = lines_depending_on_weights(trials)
     for number, (line, printed) in enumerate(zip(expected, runs[0]), 1):
         if number not in depends and line != printed:
             raise PublishedMismatch(f"{label} line {number} is {line!r}, but snippets/{name}.py prints {printed!r}, "

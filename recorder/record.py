@@ -14,7 +14,7 @@ from recorder import hub, published, store
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR, TOKENIZER_FILES
 from recorder.project import Project
 from recorder.runner import Report, quiet_libraries, run_all, snippet_modules
-from recorder.snippets import Snippet, discover, key_for, sha256_bytes, source_hashes, versions_for
+from recorder.snippets import Snippet, discover, sha256_bytes, source_hashes, versions_for
 
 DEFAULT_TIMEOUT = 300.0
 
@@ -55,7 +55,6 @@ def entry(root: Path, snippet: Snippet, output: bytes, *, origin: str, seconds: 
         "source": snippet.relative(root),
         "output": store.output_path(root, snippet.name).relative_to(root).as_posix(),
         "output_sha256": sha256_bytes(output),
-        "key": key_for(snippet, root),
         "sources": source_hashes(snippet, root),
         "origin": origin,
         "model": model,

@@ -1,8 +1,8 @@
-"""Find the snippets, what each one loads of GPT-2, and the key that says when to re-run it.
+"""Find the snippets, what each one loads of GPT-2 and which library releases its output depends on.
 
 A part of the series is a page `docs/<part>.md` with a folder `snippets/<part>/`. Each file of that
 folder is an example, `<part>/<stem>`, unless another snippet imports it: then it is shared setup (like
-`pinned_gpt2.py`), with no output of its own but part of the key of each snippet importing it. A module
+`pinned_gpt2.py`), with no output of its own but among the sources of each snippet importing it. A module
 at the top of `snippets/` (the figure writer) is shared by every part.
 
 Everything here reads files and package metadata only: deciding what is stale never imports torch.
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,9 +22,10 @@ from typing import Literal
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
 
 from recorder.errors import RecorderError
-from recorder.pinned import MODEL_ID, REVISION, SNIPPETS_DIR
+from recorder.pinned import SNIPPETS_DIR
 
 # Packages whose version can change what a snippet prints, by what the snippet loads.
 VERSIONED_PACKAGES = ("torch", "transformers", "tokenizers", "safetensors", "huggingface_hub")
@@ -146,21 +146,29 @@ def installed_version(distribution: str) -> str | None:
 
 
 def versions_for(snippet: Snippet) -> dict[str, str | None]:
-    """Versions of the packages this snippet's output can depend on."""
+    """Versions of the packages this snippet's output can depend on, as installed (`2.13.0+cpu`)."""
     if snippet.loads is not None:
         return {package: installed_version(package) for package in VERSIONED_PACKAGES}
     return {"torch": installed_version("torch")} if "torch" in snippet.imports else {}
 
 
+def release(version: str | None) -> str | None:
+    """The release a version belongs to: a build's local label (`+cpu`, `+cu130`) names how it was built,
+    not what it computes, so `2.13.0`, `2.13.0+cpu` and `2.13.0+cu130` are one release."""
+    try:
+        return Version(version).public if version else version
+    except InvalidVersion:
+        return version
+
+
+def version_changes(recorded: Mapping[str, str | None], snippet: Snippet) -> list[tuple[str, str | None, str | None]]:
+    """(package, recorded, installed) for each package whose release differs from the one `recorded` names."""
+    return [(package, recorded.get(package), installed) for package, installed in versions_for(snippet).items()
+            if release(recorded.get(package)) != release(installed)]
+
+
 def source_hashes(snippet: Snippet, root: Path) -> dict[str, str]:
     return {path.relative_to(root).as_posix(): sha256_file(path) for path in snippet.sources}
-
-
-def key_for(snippet: Snippet, root: Path) -> str:
-    """Changes whenever re-running the snippet could print something else."""
-    material = {"sources": source_hashes(snippet, root), "versions": versions_for(snippet),
-                "model": {"id": MODEL_ID, "revision": REVISION, "loads": snippet.loads} if snippet.loads else None}
-    return sha256_bytes(json.dumps(material, sort_keys=True).encode())
 
 
 def pins(root: Path) -> dict[str, str]:

@@ -17,9 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from packaging.utils import canonicalize_name
+
 from recorder.errors import RecorderError
-from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR
-from recorder.snippets import Snippet, discover, key_for, sha256_file, source_hashes
+from recorder.pinned import MANIFEST_NAME, MODEL_ID, OUTPUTS_DIR, REVISION
+from recorder.snippets import (REQUIREMENTS, Snippet, discover, pins, release, sha256_file, source_hashes,
+                               version_changes)
 
 TRANSACTION = ".transaction"
 READY = "READY"
@@ -92,9 +95,12 @@ def problems(root: Path, snippets: dict[str, Snippet] | None = None,
             what = source if changed == [source] else f"{source}: {', '.join(changed) or 'its imports'}"
             found.append(Problem(name, f"{what} changed since its output was recorded. "
                                        "Run `make record` and commit the updated outputs/."))
-        elif entry["key"] != key_for(snippet, root):
-            found.append(Problem(name, f"{source}: the installed library versions differ from those its output "
-                                       "was recorded with. Run `make record` (or reinstall requirements.txt)."))
+        elif (pinned := pinned_model(snippet)) != recorded_model(entry):
+            found.append(Problem(name, f"{source} was recorded against {_model_shown(recorded_model(entry))} and now "
+                                       f"loads {_model_shown(pinned)}. Run `make record` and commit the updated "
+                                       "outputs/."))
+        elif changes := version_changes(entry.get("versions") or {}, snippet):
+            found.append(Problem(name, f"{source}: {version_advice(root, changes)}"))
     found += [Problem(name, f"{OUTPUTS_DIR}/{MANIFEST_NAME} records `{name}`, but snippets/{name}.py does not "
                             "exist. Run `make record` to drop its output.")
               for name in sorted(set(entries) - set(snippets))]
@@ -104,6 +110,36 @@ def problems(root: Path, snippets: dict[str, Snippet] | None = None,
             found.append(Problem("*", f"{path.relative_to(root)} belongs to no snippet (snippets/{name}.py does "
                                       "not exist). Run `make record`, which removes it, or delete it."))
     return found
+
+
+def pinned_model(snippet: Snippet) -> tuple[str, str, str] | None:
+    """What of GPT-2 the snippet loads now: (id, revision, "weights" or "tokenizer"), or None."""
+    return (MODEL_ID, REVISION, snippet.loads) if snippet.loads else None
+
+
+def recorded_model(entry: dict[str, Any]) -> tuple[str, str, str] | None:
+    """What of GPT-2 an output was recorded with; a published output's record names no `loaded`: weights."""
+    model = entry.get("model")
+    return (model["id"], model["revision"], model.get("loaded", "weights")) if model else None
+
+
+def _model_shown(model: tuple[str, str, str] | None) -> str:
+    return f"{model[0]}@{model[1][:7]} ({model[2]})" if model else "no model"
+
+
+def version_advice(root: Path, changes: list[tuple[str, str | None, str | None]]) -> str:
+    """Each package whose release changed, as `torch: recorded with 2.13.0+cpu, installed 2.12.0`, and what
+    helps: an environment off requirements.txt's pins is reinstalled; a changed pin is recorded with."""
+    pinned = pins(root)
+    listed = "; ".join(f"{package}: recorded with {recorded or 'none'}, installed {installed or 'none'}"
+                       for package, recorded, installed in changes)
+    off_pin = [pinned[canonicalize_name(package)] for package, _, installed in changes
+               if canonicalize_name(package) in pinned
+               and release(installed) != pinned[canonicalize_name(package)].partition("==")[2]]
+    if off_pin:
+        return (f"{listed}. This environment does not hold {REQUIREMENTS}'s {', '.join(off_pin)}: "
+                "reinstall it (`rm -r .venv`, then any `make` target), and the recorded outputs hold again.")
+    return f"{listed}. Run `make record` to record with the installed versions, and commit the updated outputs/."
 
 
 def orphans(root: Path, snippets: dict[str, Snippet]) -> list[Path]:

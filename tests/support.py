@@ -12,9 +12,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-COVERAGE_CONFIG = ROOT / "pyproject.toml"
-COVERAGE_DATA = ROOT / ".coverage"
-STAND_INS_DONE = "stand-ins.done"  # in the run's shared folder, once the stand-in runs are made (conftest.py)
 SEEDS = (1, 2)  # of the stand-in checkpoints: lines that differ between the two depend on weight values
 # What a project copy needs to record outputs and build the site. The plugin is the installed
 # `recorded-outputs` entry point; mkdocs-llmstxt takes its `preprocess` module by path, from the copy.
@@ -50,21 +47,21 @@ def stand_ins_with_outputs(folder: Path) -> list[dict[str, str]]:
 
     These runs execute every snippet, so they are the ones coverage measures (tests/snippet_coverage.py), and
     only they: tracing the imports of torch and the making of the checkpoints too took 4 to 5 s longer."""
-    from coverage import Coverage
-
     from recorder.published import make_stand_ins, run_trials
     from recorder.snippets import discover
+    from snippet_coverage import coverage_of_snippets, require_measured
 
     caches = {folder / f"seed-{seed}": seed for seed in SEEDS}
     make_stand_ins(caches, n_layer=1)
-    # Its source named absolutely: the configuration's `snippets` would be read from the working folder.
-    coverage = Coverage(data_file=str(COVERAGE_DATA), config_file=str(COVERAGE_CONFIG), source=[str(ROOT / "snippets")])
+    coverage = coverage_of_snippets()
     coverage.start()
     try:
-        return run_trials(ROOT, list(discover(ROOT)), list(caches), timeout=300)
+        outputs = run_trials(ROOT, list(discover(ROOT)), list(caches), timeout=300)
     finally:
         coverage.stop()
         coverage.save()
+    require_measured(coverage)
+    return outputs
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

@@ -11,25 +11,24 @@ from pathlib import Path
 
 import pytest
 
-from bench.run import MAKE
+from bench.run import MAKE, MARKER
 from support import ROOT, offline_env, snapshot
-
-
-def bench_record(run, folder: Path, hub_cache: Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return run("python", "-m", "bench.run", "--record", str(folder), cwd=cwd, env=offline_env(hub_cache))
 
 
 # That the command line refuses the stand-in is test_download.py's
 # test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_downloads_them_runs_and_refuses.
 
 
-# Were the check gone, an empty cache would stop the record step, but only after it removed the manifest: so the
-# benchmark runs from a copy of the project, which it takes for the project itself.
+# Run from a copy of the project, whose bench/ takes that copy as the project itself: were the check gone, an
+# empty cache would stop the record step only after it removed the copy's manifest, never the real one. The
+# copy even carries the benchmark's mark, so that the check of the project itself is all that refuses it.
 @pytest.mark.parametrize("spelling", [".", "snippets/.."])
 def test_the_benchmark_mode_refuses_the_project_itself(run, project: Path, tmp_path: Path, spelling: str) -> None:
-    shutil.copytree(ROOT / "bench", project / "bench", ignore=shutil.ignore_patterns("__pycache__", "results.json"))
+    shutil.copytree(ROOT / "bench", project / "bench", ignore=shutil.ignore_patterns("__pycache__"))
+    (project / MARKER).write_text("marked, as a copy the benchmark made would be\n")
     before = snapshot(project / "outputs")
-    result = bench_record(run, project / spelling, hub_cache=tmp_path / "empty", cwd=project)
+    result = run("python", "-m", "bench.run", "--record", str(project / spelling), cwd=project,
+                 env=offline_env(tmp_path / "empty"))
     assert result.returncode == 1
     assert f"error: {project} is the project itself" in result.stderr
     assert snapshot(project / "outputs") == before
@@ -37,7 +36,7 @@ def test_the_benchmark_mode_refuses_the_project_itself(run, project: Path, tmp_p
 
 def test_the_benchmark_mode_refuses_a_folder_it_did_not_make(run, project: Path, tmp_path: Path) -> None:
     before = snapshot(project / "outputs")
-    result = bench_record(run, project, hub_cache=tmp_path / "empty")
+    result = run("python", "-m", "bench.run", "--record", str(project), cwd=ROOT, env=offline_env(tmp_path / "empty"))
     assert result.returncode == 1
     assert f"error: {project} is not a copy made by the benchmark" in result.stderr
     assert snapshot(project / "outputs") == before

@@ -114,3 +114,17 @@ def test_coverage_counts_a_file_of_a_part_folder_that_never_ran(tmp_path: Path) 
     printed = io.StringIO()
     assert coverage.report(file=printed) == 50.0
     assert "never_ran.py" in printed.getvalue()
+
+
+@pytest.mark.filterwarnings("ignore:.*(never imported|No data was collected)")  # what this case is about
+def test_the_coverage_gate_fails_on_snippet_runs_that_measured_nothing(tmp_path: Path) -> None:
+    """As a run from another folder did while snippets/ was named relative to it: the gate had no data."""
+    from coverage import Coverage
+
+    from snippet_coverage import require_measured
+
+    coverage = Coverage(data_file=str(tmp_path / ".coverage"), config_file=False, source=[str(tmp_path / "nothing")])
+    coverage.start()
+    coverage.stop()
+    with pytest.raises(RuntimeError, match="Coverage measured nothing while the snippets ran"):
+        require_measured(coverage)

@@ -95,7 +95,7 @@ def test_pull_requests_record_what_is_stale_and_keep_it_for_the_contributor() ->
     jobs = load(PULL_REQUEST)["jobs"]
     steps = jobs["record"]["steps"]
     main_steps = load(PUBLISH)["jobs"]["build"]["steps"]
-    assert jobs["record"]["container"] == jobs["test"]["container"]
+    assert jobs["record"]["container"] == "python:3.11-bookworm"  # the Python the outputs are recorded with
     # GPT-2's cache as main keeps it, keyed on the pinned revision, restored and never saved.
     restore = step_using(steps, "actions/cache/restore")
     assert restore["uses"] == step_using(main_steps, "actions/cache/restore")["uses"]
@@ -141,3 +141,19 @@ def test_main_refuses_uncommitted_outputs_and_outputs_the_real_model_does_not_pr
     assert committed < record < check < build
     assert steps.index(cache) < record
     assert "exit 1" in runs[check]
+
+
+def test_pull_requests_test_the_oldest_and_newest_python_the_readme_names() -> None:
+    supported = re.search(r"Python (3\.\d+) to (3\.\d+)", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert supported, "README.md states the Pythons it works with as `Python 3.X to 3.Y`"
+    test = load(PULL_REQUEST)["jobs"]["test"]
+    assert test["strategy"]["matrix"]["python"] == list(supported.groups())
+    assert test["container"] == "python:${{ matrix.python }}-bookworm"
+
+
+@pytest.mark.parametrize("path", sorted(WORKFLOWS.glob("*.yml")), ids=lambda path: path.name)
+def test_workflows_install_through_make_which_hands_uv_torch_s_cpu_index(path: Path) -> None:
+    """uv reads none of pip's settings: a PIP_ variable would not choose torch's build, the Makefile does."""
+    text = path.read_text(encoding="utf-8")
+    assert "PIP_" not in text and "pip install" not in text
+    assert "make venv" in text or ".ci/run" in text

@@ -1,0 +1,84 @@
+"""Outputs are stale when a package they depend on is another release, never for a build's local label
+(`2.13.0`, `2.13.0+cpu` and `2.13.0+cu130` are one release of torch); the message names the package and
+both versions, and says what helps."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from recorder import snippets, store
+from support import ROOT, offline_env, snapshot
+
+RECORDED_TORCH = {entry["versions"]["torch"] for entry in store.read_manifest(ROOT).values()
+                  if "torch" in entry.get("versions", {})}
+real_installed_version = snippets.installed_version
+
+
+def installing(monkeypatch: pytest.MonkeyPatch, torch: str) -> None:
+    """As if `torch` were the installed version of torch."""
+    monkeypatch.setattr(snippets, "installed_version",
+                        lambda package: torch if package == "torch" else real_installed_version(package))
+
+
+def test_the_committed_outputs_name_one_torch() -> None:
+    assert len(RECORDED_TORCH) == 1, RECORDED_TORCH
+
+
+@pytest.mark.parametrize("torch", ["2.13.0", "2.13.0+cpu", "2.13.0+cu130"])
+def test_a_build_s_local_label_leaves_every_output_current(monkeypatch: pytest.MonkeyPatch, torch: str) -> None:
+    installing(monkeypatch, torch)
+    assert store.problems(ROOT) == []
+
+
+def test_another_release_than_the_pin_is_named_and_reinstalling_is_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    installing(monkeypatch, "2.12.0+cpu")
+    found = store.problems(ROOT)
+    assert found and {problem.snippet for problem in found} == {
+        name for name, entry in store.read_manifest(ROOT).items() if "torch" in entry.get("versions", {})}
+    [recorded] = RECORDED_TORCH
+    for problem in found:
+        assert f"torch: recorded with {recorded}, installed 2.12.0+cpu" in problem.message
+        assert "does not hold requirements.txt's torch==2.13.0" in problem.message
+        assert "rm -r .venv" in problem.message and "make record" not in problem.message
+
+
+def test_a_new_pin_is_named_and_recording_is_the_fix(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    requirements = project / "requirements.txt"
+    requirements.write_text(requirements.read_text().replace("torch==2.13.0", "torch==2.14.0"))
+    installing(monkeypatch, "2.14.0")
+    found = store.problems(project)
+    assert found
+    for problem in found:
+        assert "torch: recorded with" in problem.message and "installed 2.14.0." in problem.message
+        assert "Run `make record` to record with the installed versions" in problem.message
+
+
+@pytest.mark.slow
+def test_make_site_where_torch_is_another_build_of_the_same_release_rewrites_nothing(
+        project: Path, tmp_path: Path) -> None:
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy2(ROOT / name, project)
+    (project / ".venv").symlink_to(ROOT / ".venv")
+    assert subprocess.run(["make", "--question", "venv"], cwd=project, check=False).returncode == 0, \
+        "the project's .venv is not up to date with requirements.txt: run `make venv`"
+    # Found first on the path, this is what the build reads as torch's version; torch itself is unchanged.
+    other_build = tmp_path / "other-build"
+    (other_build / "torch-2.13.0+cu130.dist-info").mkdir(parents=True)
+    (other_build / "torch-2.13.0+cu130.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: torch\nVersion: 2.13.0+cu130\n")
+    env = {name: value for name, value in offline_env().items() if name not in ("MAKEFLAGS", "MFLAGS")}
+    env["PYTHONPATH"] = str(other_build)
+    seen = subprocess.run([str(project / ".venv" / "bin" / "python"), "-c",
+                           "from importlib.metadata import version; print(version('torch'))"],
+                          env=env, capture_output=True, text=True, check=True).stdout.strip()
+    assert seen == "2.13.0+cu130"
+    before = [snapshot(project / folder) for folder in ("outputs", "docs")]
+    ran = subprocess.run(["make", "site"], cwd=project, env=env, capture_output=True, text=True, timeout=600,
+                         check=False)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "recorded" not in ran.stdout, ran.stdout
+    assert [snapshot(project / folder) for folder in ("outputs", "docs")] == before
