@@ -123,6 +123,11 @@ def converted(markdown: str, recorded: Any, *extensions: str) -> str:
     return Markdown(extensions=[*extensions, Reading(notebook_links=False)]).convert(markdown)
 
 
+def append(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as stream:
+        stream.write(text)
+
+
 def edit(path: Path, old: str, new: str) -> str:
     """Replace the first `old` in a file (which must hold it); returns the original text."""
     original = path.read_text(encoding="utf-8")

@@ -75,11 +75,16 @@ def test_published_outputs_are_re_executed_verified_and_compared_once_the_model_
 
     assert result.returncode == 0, result.stderr
     assert "GPT-2 gpt2@607a30d: offline, from the local cache" in result.stdout
-    confirmed, different = "token-embeddings/embedding_table", "token-embeddings/software_row"
-    assert f"confirmed: snippets/{confirmed}.py prints exactly the published output" in result.stdout
-    assert f"DIFFERENT: snippets/{different}.py now prints" in result.stdout
-    # The notebook of its part shows the output that changed: it is written with it.
-    assert f"wrote docs/notebooks/{SNIPPETS[different].part}.ipynb" in result.stdout
+    # The stand-in prints what the article published wherever a line does not depend on weight values.
+    different = [name for name in published if before[name]["published"]["weight_dependent_lines"]]
+    confirmed = [name for name in published if name not in different]
+    assert confirmed and different
+    for name in confirmed:
+        assert f"confirmed: snippets/{name}.py prints exactly the published output" in result.stdout
+    for name in different:
+        assert f"DIFFERENT: snippets/{name}.py now prints" in result.stdout
+        # The notebook of its part shows the output that changed: it is written with it.
+        assert f"wrote docs/notebooks/{SNIPPETS[name].part}.ipynb" in result.stdout
     entries = manifest(project)
     for name in published:
         entry = entries[name]

@@ -11,7 +11,7 @@ import pytest
 from bench.run import MAKE
 from recorder.snippets import Snippet, discover
 from recorder.values import templates
-from support import ROOT, snapshot
+from support import ROOT, append, snapshot
 
 
 def quick_snippet() -> Snippet:
@@ -34,8 +34,7 @@ def makeable(project: Path) -> Path:
 @pytest.mark.slow
 def test_make_site_records_what_is_stale_then_builds(run, makeable: Path) -> None:
     snippet = quick_snippet()
-    with (makeable / "snippets" / f"{snippet.name}.py").open("a", encoding="utf-8") as source:
-        source.write("\n# edited: its output is stale until recorded\n")
+    append(makeable / "snippets" / f"{snippet.name}.py", "\n# edited: its output is stale until recorded\n")
     before = snapshot(makeable / "outputs")
     result = run(*MAKE, "site", cwd=makeable)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -49,8 +48,7 @@ def test_make_site_records_what_is_stale_then_builds(run, makeable: Path) -> Non
 @pytest.mark.slow
 def test_a_failing_snippet_builds_nothing_and_changes_no_output(run, makeable: Path) -> None:
     snippet = quick_snippet()
-    with (makeable / "snippets" / f"{snippet.name}.py").open("a", encoding="utf-8") as source:
-        source.write("\nraise RuntimeError('broken on purpose')\n")
+    append(makeable / "snippets" / f"{snippet.name}.py", "\nraise RuntimeError('broken on purpose')\n")
     before = snapshot(makeable / "outputs")
     result = run(*MAKE, "site", cwd=makeable)
     assert result.returncode != 0
