@@ -178,7 +178,7 @@ def _part_list(shown: Recorded) -> list[str]:
     lines = []
     for part, title in shown.parts.items():
         meta = get_data((shown.root / "docs" / f"{part}.md").read_text(encoding="utf-8"))[1]
-        lines.append(f"- [{title}]({part}.md): {meta.get('description', '')}")
+        lines.append(f"- [{title}]({part}.md): {str(meta.get('description', '')).rstrip('.')}.")
     return lines
 
 
