@@ -3,7 +3,7 @@
 In a temporary folder, with a full-size stand-in GPT-2 (12 layers, random weights) in its own Hugging Face cache:
 - limit: one plain `python` running the snippets' code, the model loaded once;
 - cold record: `make record` with every snippet stale, in a marked copy of the project (`--record COPY`);
-- cold make site: the same, then `mkdocs build --strict` (`--build`), as `make site` runs them;
+- cold make site: the same, then `mkdocs build --strict` in its process (`--build`), as `make site` runs them;
 - peer: the snippets as one jupytext page that mkdocs-jupyter executes, cache off;
 - no-op make site: `make site` with nothing stale, against a plain build without the plugin (its directives
   then stay as text); the same again in a copy with PARTS generated parts more; and, reported beside them,
@@ -113,8 +113,10 @@ def record_copy(root: Path, build: bool) -> None:
 
     (root / OUTPUTS_DIR / MANIFEST_NAME).unlink(missing_ok=True)
     record(root, report=partial(print, flush=True), pinned_files=False)
-    if build:  # then the build, in a process of its own, as `make site` runs it
-        subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=root, check=True)
+    if build:  # then the build, in this process, as `make site` runs it
+        from recorder.__main__ import build_site
+
+        build_site(root)  # exits with the build's status
 
 
 def cells(root: Path) -> list[str]:
