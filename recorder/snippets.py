@@ -79,8 +79,13 @@ def sha256_file(path: Path) -> str:
 
 
 def _read(path: Path) -> _Module:
+    return _parsed(path, path.read_bytes())
+
+
+@cache
+def _parsed(path: Path, source: bytes) -> _Module:  # `source` makes an edited file a new key
     try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
+        tree = ast.parse(source, filename=str(path))
     except SyntaxError as error:
         raise SnippetError(f"{path}:{error.lineno}: {error.msg}. Fix the syntax error in the snippet.") from None
     names: set[tuple[str, str]] = set()
