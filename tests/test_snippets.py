@@ -37,6 +37,7 @@ def test_what_a_snippet_loads_is_read_from_its_imports() -> None:
     loads = {name: snippet.loads for name, snippet in SNIPPETS.items()}
     assert loads["token-embeddings/software_row"] == "weights"
     assert loads["token-embeddings/prompt_token_ids"] == "tokenizer"
+    assert loads["token-embeddings/gradient_rows"] == "tokenizer", "its model is built from a configuration"
     assert loads["token-embeddings/row_lookup"] is None
     assert {loads[name] for name in SNIPPETS if name.startswith("tokenization/")} == {"tokenizer"}
 
