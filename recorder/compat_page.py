@@ -14,7 +14,7 @@ from typing import Any
 from recorder import store
 from recorder.errors import RecorderError
 from recorder.pages import visible
-from recorder.provenance import by_part, source_link
+from recorder.provenance import by_part, line_count, source_link
 from recorder.repository import Repository
 from recorder.snippets import Snippet, discover, sha256_file, source_hashes
 
@@ -80,7 +80,7 @@ def same(entry: Mapping[str, Any] | None) -> str:
     """What a "same" cell says was compared, from the output's record: a line that depends on weight values (the
     published check counted them) is compared by form only, since the stand-in's random weights print other values."""
     published = (entry or {}).get("published") or {}
-    by_form, exact = int(published.get("weight_dependent_lines") or 0), int(published.get("exact_lines") or 0)
+    by_form, exact = (line_count(published, key) or 0 for key in ("weight_dependent_lines", "exact_lines"))
     if by_form and not exact:
         return "same form"
     if by_form:

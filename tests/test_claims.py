@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
+import pytest
 from transformers import GPT2Config, GPT2Tokenizer
 from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
@@ -20,6 +22,7 @@ MANIFEST = store.read_manifest(ROOT)
 SNIPPETS = discover(ROOT)
 DOCS = ROOT / "docs"
 PART_2 = (DOCS / PART.page).read_text(encoding="utf-8")
+SERIES = (DOCS / "index.md").read_text(encoding="utf-8")
 GRADIENT_ROWS = re.compile(r"^seed (\d+), (tied|untied): ([\d,]+) of ([\d,]+) rows(?:: (\[[\d, ]+\]))?$")
 
 
@@ -107,3 +110,30 @@ def test_the_gradient_rows_example_is_executed_here_and_loads_no_weights() -> No
     assert SNIPPETS["token-embeddings/gradient_rows"].loads == "tokenizer"
     assert MANIFEST["token-embeddings/gradient_rows"]["origin"] == "executed"
     assert not (ROOT / "published" / "token-embeddings" / "gradient_rows.txt").exists()
+
+
+def test_the_series_page_states_the_publishing_rule_the_code_applies() -> None:
+    """Published: exactly the snippets that load GPT-2's weights, which the code reads as `from_pretrained` called
+    on a model class; the page says that, and no longer that every output is recorded from running its file."""
+    published = {name for name, entry in MANIFEST.items() if entry["origin"] == "published"}
+    assert published == {name for name, snippet in SNIPPETS.items() if snippet.loads == "weights"}
+    assert "a snippet that loads them (one that calls `from_pretrained` on a model class)" in SERIES
+    assert "never typed by hand" not in SERIES and "that depend on GPT-2's real weights" not in SERIES
+    assert f"the article *{PROJECT.options.published_article}*" in SERIES
+    stated = PROJECT.options.published_with
+    assert len(stated) == 1, "the Series page says the article states a revision and a release for one output only"
+    assert "behind one of these outputs only" in SERIES
+
+
+STAND_IN_PAGES = sorted([*DOCS.glob("*.md"), ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "published" / "README.md"])
+
+
+@pytest.mark.parametrize("path", STAND_IN_PAGES, ids=lambda path: path.relative_to(ROOT).as_posix())
+def test_every_page_that_mentions_the_stand_in_says_what_it_is(path: Path) -> None:
+    """GPT-2's configuration with one layer (`create_stand_ins`), its real tokenizer, random weights: never
+    "GPT-2's architecture" or "shape", which would be twelve layers."""
+    text = re.sub(r"\s+", " ", path.read_text(encoding="utf-8"))
+    assert "GPT-2's architecture" not in text and "GPT-2's shape" not in text and "its architecture" not in text
+    if "stand-in" in text:
+        assert re.search(r"GPT-2's configuration (with|cut to) one layer", text) or "configuration with one layer" in text
+        assert "random weights" in text
