@@ -82,7 +82,8 @@ def prepare(directives: list[Directive], recorded: Recorded, page_url: str) -> P
                                                              recorded.parts)))
         elif isinstance(directive, Compatibility):
             try:
-                html = compat_page.render(recorded.root, page_url, recorded.repository, recorded.parts)
+                html = compat_page.render(recorded.root, page_url, recorded.repository, recorded.parts,
+                                          recorded.manifest)
             except CompatError as error:
                 raise PageError(str(error)) from None
             prepared.outputs.append((directive, html))
