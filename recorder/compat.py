@@ -146,7 +146,7 @@ def check_releases(root: Path, installs: dict[str, list[str] | None], hub_cache:
     recorded = {name: store.output_path(root, name).read_text(encoding="utf-8") for name in snippets}
     pinned = next(release for release, wanted in installs.items() if wanted is None)
     weight_dependent: dict[str, set[int]] = {}
-    stand_in = {"seed": STAND_IN_SEED, "about": "GPT-2's architecture and real tokenizer, random weights"}
+    stand_in = {"seed": STAND_IN_SEED, "about": "GPT-2's configuration with one layer, its real tokenizer, random weights"}
     table: dict[str, Any] = {  # each release's cells and versions fill in below, in the columns' order
         "model": {"id": MODEL_ID, "revision": REVISION, "stand_in": stand_in}, "reference": pinned,
         "releases": dict.fromkeys(installs),

@@ -14,7 +14,7 @@ from typing import Any
 from recorder import store
 from recorder.errors import RecorderError
 from recorder.pages import visible
-from recorder.provenance import by_part, source_link
+from recorder.provenance import by_part, line_count, source_link
 from recorder.repository import Repository
 from recorder.snippets import Snippet, discover, sha256_file, source_hashes
 
@@ -76,10 +76,25 @@ def problems(root: Path) -> list[store.Problem]:
             for name, reason in unchecked(root, table, discover(root)).items()]
 
 
-def _cell(name: str, release: str, result: dict[str, Any], sections: list[str]) -> str:
-    """"same", or a link to a section (added to `sections`) holding the error or each line that differs."""
+def same(entry: Mapping[str, Any] | None) -> str:
+    """What a "same" cell says was compared, from the output's record: a line that depends on weight values (the
+    published check counted them) is compared by form only, since the stand-in's random weights print other values."""
+    published = (entry or {}).get("published") or {}
+    by_form, exact = (line_count(published, key) or 0 for key in ("weight_dependent_lines", "exact_lines"))
+    if by_form and not exact:
+        return "same form"
+    if by_form:
+        return f"same, {by_form} line{'s' if by_form != 1 else ''} by form"
+    if (entry or {}).get("origin") == "executed" and ((entry or {}).get("model") or {}).get("loaded") == "weights":
+        return "same, weight-dependent lines by form"
+    return "same"
+
+
+def _cell(name: str, release: str, result: dict[str, Any], sections: list[str], entry: Mapping[str, Any] | None) -> str:
+    """"same" (as `same` words it), or a link to a section (added to `sections`) holding the error or each line
+    that differs."""
     if result["verdict"] == "same":
-        return "<td>same</td>"
+        return f"<td>{same(entry)}</td>"
     target = visible(f"compat-{name.replace('/', '-')}-{release}")  # no "/": a fragment would read it as a path
     detail = [result["error"]] if result["verdict"] == "error" else []
     for line in result.get("lines", []):
@@ -95,7 +110,7 @@ def _cell(name: str, release: str, result: dict[str, Any], sections: list[str]) 
 
 
 def render(root: Path, page_url: str, repository: Repository | None = None,
-           parts: Mapping[str, str] | None = None) -> str:
+           parts: Mapping[str, str] | None = None, manifest: Mapping[str, Mapping[str, Any]] | None = None) -> str:
     """The `{{ compatibility }}` table: a column per release, a row per snippet grouped `by_part`, then a line
     per release naming what it ran with, then a section per cell that is not "same"."""
     table, snippets = read(root), discover(root)
@@ -111,8 +126,8 @@ def render(root: Path, page_url: str, repository: Repository | None = None,
             if name in stale:
                 cells = f'<td class="compat-unchecked" colspan="{span}">not yet checked: {visible(stale[name])}</td>'
             else:
-                cells = "".join(_cell(name, release, table["snippets"][name]["results"][release], sections)
-                                for release in releases)
+                cells = "".join(_cell(name, release, table["snippets"][name]["results"][release], sections,
+                                      (manifest or {}).get(name)) for release in releases)
             link = source_link(name, page_url, repository, f"{name}.py")
             rows.append(f'<tr><th scope="row">{link}</th>{cells}</tr>')
         bodies.append(f"<tbody>{''.join(rows)}</tbody>")

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from recorder import store
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR
-from recorder.provenance import Origin, backticks
+from recorder.provenance import Origin, backticks, emphasis
 
 UPSTREAM = "origin/main"
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
@@ -133,7 +133,7 @@ def _provenance(entry: dict[str, Any] | None) -> dict[str, str]:
         return {}
     origin = Origin.of(entry)
     files = sorted((origin.model.get("files") or {}).items())
-    facts = {"origin": f"{origin.who} · {origin.gpt2(backticks)}",
+    facts = {"origin": f"{origin.who(emphasis)} · {origin.gpt2(backticks)}",
              **{f"sha256 of {file}": backticks(digest) for file, digest in files},
              **{library: backticks(version) for library, version in (entry.get("versions") or {}).items()}}
     # A pipe would end the table cell, even inside backticks.

@@ -175,7 +175,7 @@ def _imports(root: Path, blocks: list[Listing]) -> tuple[list[str], list[str]]:
 
 
 def _introduction(markdown: str, recorded: Recorded, blocks: list[Listing]) -> str:
-    title = match.group(1).strip() if (match := re.search(r"^# (.+)$", markdown, re.M)) else "this article"
+    title = match.group(1).strip() if (match := re.search(r"^# (.+)$", markdown, re.M)) else "this page"
     # The files of each origin, worded as the line under each output says it, without its day.
     origins: dict[str, dict[str, None]] = {}
     for block in blocks:
@@ -185,7 +185,7 @@ def _introduction(markdown: str, recorded: Recorded, blocks: list[Listing]) -> s
     sources = "\n".join(f"- {', '.join(files)}: {origin}" for origin, files in origins.items())
     return f"""# {title}: the notebook
 
-Every example of the article *{title}*, one cell each, in the order the article shows them.
+Every example of the page *{title}* of this site, one cell each, in the order the page shows them.
 Run the cells from top to bottom: the first installs the pinned packages
 (add `--extra-index-url https://download.pytorch.org/whl/cpu` to it for PyTorch's smaller CPU build),
 the second imports what the examples use, and the examples that use GPT-2 download its files

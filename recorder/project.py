@@ -34,7 +34,7 @@ class ProjectError(RecorderError):
 
 
 class _Versions(c.DictOfItems):
-    """Package names with their versions as quoted strings; at least one."""
+    """What was used (a package, the revision) with its version as a quoted string; at least one."""
 
     def __init__(self) -> None:
         super().__init__(c.Type(str))
@@ -52,8 +52,10 @@ class _Versions(c.DictOfItems):
 class PluginConfig(Config):
     """`- recorded-outputs:` under `plugins:` in mkdocs.yml."""
 
-    # What the article states its published outputs were produced with, recorded with each attached output.
-    published_with = _Versions()
+    # The title of the article whose outputs published/ holds, and what it states about the run behind each of them
+    # (what: value, quoted), for the outputs it states it for: recorded with each output it attaches.
+    published_article = c.Type(str)
+    published_with = c.DictOfItems(_Versions(), default={})
     # The llms.txt section that lists the parts, after the pages mkdocs.yml names there.
     llms_section = c.Type(str, default="Series")
 

@@ -14,12 +14,14 @@ from recorder.pinned import SNIPPETS_DIR, WEIGHTS_FILE, short
 from recorder.repository import Repository
 
 NOT_RERUN = "not re-run by the build, which cannot download GPT-2's weights"
+# What the published outputs are checked against (`recorder.published.create_stand_ins`), as every page words it.
+STAND_INS = "two stand-in models (GPT-2's configuration with one layer, its real tokenizer, random weights)"
 # The versions a reader needs to reproduce an output, in the order its line names them; its record names all.
 _LINE_VERSIONS = ("transformers", "torch", "python")
 _NAMES = {"python": "Python"}  # how a package is named where it is not by its own name
 SHORT_HASH = 12  # the characters of a hash the Provenance table shows before it opens onto the rest
 LABELS = ("Origin", "Snippet and its imports", "Recorded output", "Model", "Published run",
-          "Library versions", "Recorded")
+          "Library versions", "When")
 
 
 def _time(moment: Any) -> str:
@@ -27,8 +29,17 @@ def _time(moment: Any) -> str:
     return f'<time datetime="{text}">{text}</time>'
 
 
+def _cite(title: str) -> str:
+    return f"<cite>{html.escape(title)}</cite>"
+
+
 def _code(text: Any) -> str:
     return f"<code>{html.escape(str(text))}</code>"
+
+
+def emphasis(title: str) -> str:
+    """A title in Markdown, as the notebook and `make diff` write what a page puts in <cite>."""
+    return f"*{title}*"
 
 
 def backticks(text: Any) -> str:
@@ -42,24 +53,50 @@ class Origin:
 
     kind: str | None  # "published" (the article's run), "weights", "tokenizer", or None: no model
     model: Mapping[str, Any]  # id, revision and files (name -> sha256); empty without a model
-    versions: Mapping[str, Any]  # what it ran with; for the published run, what the article reports
-    recorded_at: str
+    versions: Mapping[str, Any]  # what it ran with; for the published run, what the article states, if anything
+    recorded_at: str  # for the published run: when it was checked here against the stand-ins
+    published: Mapping[str, Any]  # the article's title, what it states, the check against stand-ins; else empty
 
     @classmethod
     def of(cls, entry: Mapping[str, Any]) -> Origin:
         model, recorded_at = entry.get("model") or {}, str(entry.get("recorded_at"))
         if entry.get("origin") == "published":
-            return cls("published", model, (entry.get("published") or {}).get("reported_with") or {}, recorded_at)
-        return cls(model.get("loaded", "weights") if model else None, model, entry.get("versions") or {}, recorded_at)
+            published = entry.get("published") or {}
+            stated = {what: version for what, version in (published.get("stated") or {}).items() if what != "revision"}
+            return cls("published", model, stated, recorded_at, published)
+        return cls(model.get("loaded", "weights") if model else None, model, entry.get("versions") or {}, recorded_at,
+                   {})
+
+    def who(self, cite: Callable[[str], str] = _cite) -> str:
+        if self.kind != "published":
+            return "Executed by the build step"
+        return f"Published in the article {cite(str(self.published.get('article')))}"
 
     @property
-    def who(self) -> str:
-        return "Article author's recorded run" if self.kind == "published" else "Executed by the build step"
+    def stated_revision(self) -> str | None:
+        """The revision the article states for this output, if it states one."""
+        return (self.published.get("stated") or {}).get("revision")
+
+    @property
+    def stand_ins_showed(self) -> str:
+        """What running the snippet against the stand-ins showed of the published output: every line, or only
+        the form of the lines that depend on weight values, which random weights cannot reproduce."""
+        exact, by_form = (line_count(self.published, key) for key in ("exact_lines", "weight_dependent_lines"))
+        if exact is None or by_form is None:
+            return "checked against the stand-ins, with counts this record does not hold"
+        if not by_form:
+            return "every line reproduced by the stand-ins"
+        if not exact:
+            return "form only: every line depends on weight values, so the stand-ins reproduced none of them"
+        return f"{exact} line(s) reproduced by the stand-ins, form only for the {by_form} that depend on weight values"
 
     def gpt2(self, code: Callable[[Any], str] = _code) -> str:
         """What of GPT-2 it ran on, names and hashes written by `code`; only what the build checked is verified."""
         if not self.model:
             return "no model"
+        if self.kind == "published":  # the revision the article states, if any: the build loaded nothing
+            model_id, revision = self.model.get("id"), self.stated_revision
+            return f"GPT-2 {code(model_id if revision is None else f'{model_id}@{short(str(revision))}')}"
         pinned = code(f"{self.model.get('id')}@{short(str(self.model.get('revision')))}")
         files = self.model.get("files") or {}
         if self.kind == "tokenizer":
@@ -72,11 +109,22 @@ class Origin:
         """Who · on what · versions; in Markdown (the notebook's) without the day, so the notebook holds still."""
         text, code, day = (str, backticks, "") if markdown else (html.escape, _code, _time(self.recorded_at[:10]))
         published = self.kind == "published"
-        who = self.who if markdown else f"<strong>{self.who}</strong>" + ("" if published else f" on {day}")
+        who = self.who(emphasis if markdown else _cite)
+        who = who if markdown else f"<strong>{who}</strong>" + ("" if published else f" on {day}")
         named = [f"{_NAMES.get(package, package)} {text(str(self.versions[package]))}"
                  for package in _LINE_VERSIONS if self.versions.get(package)]
-        checked = f"; its weight-independent lines were checked on {day}" if day else ""
-        return " · ".join([who, self.gpt2(code), *named, *([NOT_RERUN + checked] if published else [])])
+        shown = [who, self.gpt2(code), *named]
+        if not published:
+            return " · ".join(shown)
+        if named or self.stated_revision:  # what the article states for this output, and only for it
+            shown[-1] += ", as the article states"
+        return " · ".join([*shown, f"{NOT_RERUN}; checked here{f' on {day}' if day else ''}: {self.stand_ins_showed}"])
+
+
+def line_count(published: Mapping[str, Any], key: str) -> int | None:
+    """A count of the published check's lines, or None where a hand edit left something else."""
+    value = published.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def source_link(name: str, page_url: str, repository: Repository | None, label: str | None = None) -> str:
@@ -128,18 +176,20 @@ def fields(entry: Mapping[str, Any], *, short_hashes: bool = False) -> list[tupl
     versions = _listed(entry.get("versions") or {}) or "none recorded"
     recorded = _time(entry.get("recorded_at"))
     run = published and (
-        f"Reported with {_listed(published.get('reported_with') or {})}. Checked on {recorded} against stand-in "
-        f"checkpoints with GPT-2's tokenizer: {html.escape(str(published.get('exact_lines')))} line(s) that do not "
-        f"depend on weight values printed exactly, {html.escape(str(published.get('weight_dependent_lines')))} "
-        "weight-dependent line(s) printed in the same form")
+        f"Printed in the article {_cite(str(published.get('article')))}, which states "
+        f"{_stated(published.get('stated') or {}, short_hashes) or 'no revision or version'} for it; copied to "
+        f"{_code(published.get('text'))}. Checked here on {recorded} against {STAND_INS}: {origin.stand_ins_showed} "
+        f"({html.escape(str(published.get('exact_lines')))} line(s) equal, "
+        f"{html.escape(str(published.get('weight_dependent_lines')))} compared by form)")
     values = [
-        f"{origin.who}, {NOT_RERUN}" if origin.kind == "published" else origin.who,
+        f"{origin.who()}, {NOT_RERUN}" if origin.kind == "published" else origin.who(),
         _hashes(entry.get("sources") or {}, short_hashes),
         _hashes({entry.get("output", ""): entry.get("output_sha256", "")}, short_hashes),
         _model(origin, short_hashes),
         run or None,
         f"Of the check against stand-ins: {versions}" if run else versions,
-        recorded if origin.kind == "published" else f"{recorded}, in {html.escape(str(entry.get('seconds')))} s",
+        f"Checked here on {recorded}" if origin.kind == "published"
+        else f"Recorded on {recorded}, in {html.escape(str(entry.get('seconds')))} s",
     ]
     return list(zip(LABELS, values, strict=True))
 
@@ -163,10 +213,20 @@ def _model(origin: Origin, short: bool) -> str:
         return origin.gpt2()
     described = f"{_code(origin.model.get('id'))} at revision {_hash(origin.model.get('revision'), short)}"
     files = origin.model.get("files")
-    if origin.kind == "published" or not files:
+    if origin.kind == "published":
+        stated = origin.stated_revision
+        return (f"{described} in the snippet, not loaded by the build; the article states "
+                + ("no revision for this output" if stated is None else f"revision {_hash(stated, short)}"))
+    if not files:
         return f"{described}, not loaded by the build"
     only = "its tokenizer only (no weights), " if origin.kind == "tokenizer" else ""
     return f"{described}, {only}loaded from these files: {_hashes(files, short)}"
+
+
+def _stated(stated: Mapping[str, Any], short: bool) -> str:
+    """What the article states for an output: the revision as a hash, then the versions."""
+    return ", ".join(f"revision {_hash(version, short)}" if what == "revision" else
+                     f"{html.escape(_NAMES.get(what, what))} {_code(version)}" for what, version in stated.items())
 
 
 def _listed(versions: Mapping[str, Any]) -> str:

@@ -1,6 +1,6 @@
 """Attach the article's published outputs (`published/<snippet>.txt`) for snippets that need GPT-2's weights, which
-no machine that builds this site can load. The snippet runs against two stand-in checkpoints (GPT-2's architecture
-and real tokenizer, random weights): a line both runs print alike does not depend on weight values and must equal
+no machine that builds this site can load. The snippet runs against two stand-in checkpoints (GPT-2's configuration
+with one layer, its real tokenizer, random weights): a line both runs print alike does not depend on weight values and must equal
 the published one; any other must have its `form`."""
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def stand_in_checkpoints(report: Report) -> Iterator[list[Path]]:
 def attach(root: Path, targets: list[Snippet], *, timeout: float,
            report: Report) -> dict[str, tuple[bytes, dict[str, Any]]]:
     """Each of `targets`' published output by name, checked against stand-ins, with its manifest entry's own fields."""
-    versions, texts = reported_with(root), {}
+    (article, statements), texts = article_statements(root), {}
     for snippet in targets:
         if not (path := root / PUBLISHED_DIR / f"{snippet.name}.txt").exists():
             raise PublishedMismatch(f"{snippet.relative(root)} needs GPT-2's weights and {path.relative_to(root)} "
@@ -152,17 +152,23 @@ def attach(root: Path, targets: list[Snippet], *, timeout: float,
         report(f"{snippet.relative(root)}: {exact} line(s) equal, {by_form} weight-dependent line(s) of the same form")
         attached[name] = (texts[name].encode(), {
             "model": {"id": MODEL_ID, "revision": REVISION, "files": None},
-            "published": {"text": label, "reported_with": versions, "exact_lines": exact,
-                          "weight_dependent_lines": by_form},
+            "published": {"text": label, "article": article, "stated": statements.get(name, {}),
+                          "exact_lines": exact, "weight_dependent_lines": by_form},
         })
     return attached
 
 
-def reported_with(root: Path) -> dict[str, str]:
-    """What the article says its outputs were produced with: the plugin's `published_with` in mkdocs.yml."""
-    from recorder.project import Project  # here: reading mkdocs.yml costs a record run that attaches nothing 0.2 s
+def article_statements(root: Path) -> tuple[str, dict[str, dict[str, str]]]:
+    """The article's title, and what it states about the run behind each output where it states it, by output:
+    the plugin's `published_article` and `published_with` in mkdocs.yml."""
+    from recorder.project import CONFIG_FILE, Project  # here: reading mkdocs.yml costs a run that attaches nothing 0.2 s
 
-    return dict(Project.load(root).options.published_with)
+    options = Project.load(root).options
+    for name in options.published_with:
+        if not (root / PUBLISHED_DIR / f"{name}.txt").exists():
+            raise PublishedMismatch(f"{CONFIG_FILE}: `published_with` names {name}, but {PUBLISHED_DIR}/{name}.txt "
+                                    "does not exist. Name only outputs the article published.")
+    return options.published_article, {name: dict(stated) for name, stated in options.published_with.items()}
 
 
 def to_confirm(snippets: dict[str, Snippet], entries: dict[str, Any]) -> list[Snippet]:

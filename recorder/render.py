@@ -160,7 +160,7 @@ def prepare(directives: list[Directive], shown: Recorded, nav: list[tuple[str, s
             prepared.outputs.append((directive, record_table(shown.manifest, "", shown.repository, shown.parts)))
         elif isinstance(directive, Compatibility):
             try:
-                html = compat_page.render(shown.root, "", shown.repository, shown.parts)
+                html = compat_page.render(shown.root, "", shown.repository, shown.parts, shown.manifest)
             except CompatError as error:
                 raise PageError(str(error)) from None
             prepared.outputs.append((directive, html))

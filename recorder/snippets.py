@@ -31,9 +31,12 @@ from recorder.pinned import SNIPPETS_DIR
 VERSIONED_PACKAGES = ("torch", "transformers", "tokenizers", "safetensors", "huggingface_hub")
 # What a reader installs: the packages the snippets import, each pinned as NAME==VERSION.
 REQUIREMENTS = "requirements.txt"
-# A name imported from transformers that loads weights (a model class or a pipeline); any other import
-# from transformers or huggingface_hub reaches only the tokenizer's files.
+# A name imported from transformers that loads weights: a pipeline, or a model class on which `from_pretrained` is
+# called (or anything unknown is: `cls = AutoModel; cls.from_pretrained`). A model built from a configuration,
+# `GPT2LMHeadModel(GPT2Config())`, has random weights and reaches nothing. Any other import from transformers or
+# huggingface_hub reaches only the tokenizer's files.
 _WEIGHTS_NAME = re.compile(r"Model|For[A-Z]|pipeline", re.I)
+_PIPELINE = re.compile(r"pipeline", re.I)
 _HUB_LIBRARIES = {"transformers", "huggingface_hub"}
 
 Loads = Literal["weights", "tokenizer"]
@@ -63,6 +66,7 @@ class Snippet:
 class _Module:
     path: Path
     names: frozenset[tuple[str, str]]  # (top-level module, name) of each import; name "*" for `import module`
+    pretrained: frozenset[str]  # what `from_pretrained` is called on: an imported name as imported, else "?"
 
     @property
     def imports(self) -> set[str]:
@@ -89,20 +93,26 @@ def _parsed(path: Path, source: bytes) -> _Module:  # `source` makes an edited f
     except SyntaxError as error:
         raise SnippetError(f"{path}:{error.lineno}: {error.msg}. Fix the syntax error in the snippet.") from None
     names: set[tuple[str, str]] = set()
+    imported_as = {alias.asname or alias.name: alias.name for node in ast.walk(tree)
+                   if isinstance(node, ast.ImportFrom) for alias in node.names}
+    pretrained = {imported_as.get(node.value.id, "?") if isinstance(node.value, ast.Name) else "?"
+                  for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "from_pretrained"}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update((alias.name.split(".")[0], "*") for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.update((node.module.split(".")[0], alias.name) for alias in node.names)
-    return _Module(path, frozenset(names))
+    return _Module(path, frozenset(names), frozenset(pretrained))
 
 
 def _loads(modules: list[_Module]) -> Loads | None:
     imported = [(module, name) for found in modules for module, name in found.names if module in _HUB_LIBRARIES]
     if not imported:
         return None
+    pretrained = set().union(*(found.pretrained for found in modules))
     # `import transformers` could reach anything: it counts as loading weights.
-    if any(module == "transformers" and (name == "*" or _WEIGHTS_NAME.search(name)) for module, name in imported):
+    if any(module == "transformers" and (name == "*" or _PIPELINE.search(name) or _WEIGHTS_NAME.search(name)
+                                         and ({name, "?"} & pretrained)) for module, name in imported):
         return "weights"
     return "tokenizer"
 

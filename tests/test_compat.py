@@ -397,3 +397,29 @@ def test_the_built_page_shows_every_snippet_and_release_of_the_committed_table(b
     rows = [a.get_text() for a in results_table.select("tbody th[scope=row] a")]
     assert rows == [f"{name}.py" for _, part in expected for name, snippet in snippets.items() if snippet.part == part]
     assert len(rows) == len(snippets), "every snippet has a row, in a part the navigation names"
+
+
+@pytest.mark.parametrize(("entry", "said"), [
+    ({"origin": "published", "published": {"exact_lines": 2, "weight_dependent_lines": 0}}, "same"),
+    ({"origin": "published", "published": {"exact_lines": 0, "weight_dependent_lines": 2}}, "same form"),
+    ({"origin": "published", "published": {"exact_lines": 3, "weight_dependent_lines": 1}}, "same, 1 line by form"),
+    ({"origin": "executed", "model": {"loaded": "weights"}}, "same, weight-dependent lines by form"),
+    ({"origin": "executed", "model": {"loaded": "tokenizer"}}, "same"),
+    (None, "same"),
+])
+def test_a_same_cell_says_what_was_compared(entry: dict[str, Any] | None, said: str) -> None:
+    assert compat_page.same(entry) == said
+
+
+def test_the_site_s_same_cells_say_form_only_where_the_record_has_no_weight_independent_line() -> None:
+    """On the real table: a published output whose every line depends on weight values reads "same form"."""
+    manifest = store.read_manifest(ROOT)
+    document = BeautifulSoup(render(ROOT, "compatibility/", manifest=manifest), "html.parser")
+    for name, entry in manifest.items():
+        published = entry.get("published") or {}
+        cells = {cell.get_text() for cell in row_cells(document, name)}
+        if published.get("weight_dependent_lines") and not published.get("exact_lines"):
+            assert cells <= {"same form"} or any(cell.startswith(("differs", "error")) for cell in cells), name
+        else:
+            assert "same form" not in cells, name
+    assert "same form" in document.get_text(), "the row of values is compared by form only"

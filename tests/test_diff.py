@@ -27,6 +27,9 @@ def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
 
 
+ARTICLE = "An article"
+
+
 def entry(name: str, **changes: Any) -> dict[str, Any]:
     """A manifest entry shaped like the ones `make record` writes."""
     return {
@@ -34,6 +37,8 @@ def entry(name: str, **changes: Any) -> dict[str, Any]:
         "key": "1" * 64, "sources": {f"snippets/{name}.py": "2" * 64}, "origin": "published",
         "model": {"id": "gpt2", "revision": REVISION, "files": None},
         "versions": {"python": "3.11.7", "transformers": "5.17.0"},
+        "published": {"article": ARTICLE, "stated": {"revision": REVISION}, "exact_lines": 2,
+                      "weight_dependent_lines": 0},
         "recorded_at": "2026-11-30T09:45:57+00:00", "seconds": 0.0, **changes,
     }
 
@@ -90,7 +95,7 @@ def test_a_changed_output_shows_its_text_diff_and_what_changed_in_its_provenance
     assert "### `part-one/greeting`: changed" in markdown
     assert ("```diff\n--- HEAD:outputs/part-one/greeting.txt\n+++ outputs/part-one/greeting.txt\n"
             "@@ -1,2 +1,2 @@\n hello\n-world\n+there\n```") in markdown
-    assert (f"| origin | Article author's recorded run · GPT-2 `gpt2@{short()}` | Executed by the build step · "
+    assert (f"| origin | Published in the article *{ARTICLE}* · GPT-2 `gpt2@{short()}` | Executed by the build step · "
             f"GPT-2 `gpt2@{short()}`, weights sha256 `{WEIGHTS_SHA256[:12]}…` verified |") in markdown
     assert f"| sha256 of model.safetensors | — | `{WEIGHTS_SHA256}` |" in markdown
     assert "recorded_at" not in markdown and "`part-two/figure`" not in markdown
@@ -145,7 +150,7 @@ def test_added_and_removed_outputs_are_reported_by_name_in_order(repo: Path) -> 
     assert "| origin | — | Executed by the build step · no model |" in markdown
     assert ("### `part-one/greeting`: removed\n\n```diff\n--- HEAD:outputs/part-one/greeting.txt\n+++ /dev/null\n"
             "@@ -1,2 +0,0 @@\n-hello\n-world\n```") in markdown
-    assert f"| origin | Article author's recorded run · GPT-2 `gpt2@{short()}` | — |" in markdown
+    assert f"| origin | Published in the article *{ARTICLE}* · GPT-2 `gpt2@{short()}` | — |" in markdown
     assert markdown.index("`part-one/greeting`") < markdown.index("`part-three/farewell`")
 
 

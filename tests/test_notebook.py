@@ -25,7 +25,8 @@ from recorder.published import check
 from recorder.runner import QUIET_LIBRARIES
 from support import ROOT, build, offline_env
 
-PARTS = Project.load(ROOT).parts()
+PROJECT = Project.load(ROOT)
+PARTS = PROJECT.parts()
 MANIFEST = store.read_manifest(ROOT)
 # Read independently of the recorder: each block directive of a page, in page order.
 BLOCK = re.compile(r"^[ \t]*\{\{ (?P<kind>code|example) [-\w]+/(?P<file>\w+)\.py(?::(?P<section>[-\w]+))?\b[^}]*\}\}[ \t]*$",
@@ -131,10 +132,21 @@ def test_introduction_names_where_each_output_comes_from(part: Part) -> None:
             model = entry["model"]
             kind = "published" if entry["origin"] == "published" else (model or {}).get("loaded") if model else None
             loaded.add(kind)
-    phrases = {"published": "Article author's recorded run", "weights": "weights sha256",
+    phrases = {"published": f"Published in the article *{PROJECT.options.published_article}*", "weights": "weights sha256",
                "tokenizer": "GPT-2's tokenizer", None: "no model"}
     for kind, phrase in phrases.items():
         assert (phrase in intro) == (kind in loaded), f"{part.notebook}: {phrase!r} {'missing' if kind in loaded else 'claimed'}"
+
+
+@by_part
+def test_introduction_calls_the_site_s_page_a_page_and_only_the_published_run_an_article(part: Part) -> None:
+    intro = notebook(part).cells[0].source
+    title = re.search(r"^# (.+)$", get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))[0], re.M).group(1)
+    assert f"Every example of the page *{title}* of this site" in intro
+    named = f"Published in the article *{PROJECT.options.published_article}*"
+    rest = intro.replace(named, "").replace(", as the article states", "")
+    assert "article" not in rest, "the only article is the published one, named on the line that credits it"
+    assert "recorded run" not in intro
 
 
 @pytest.mark.slow

@@ -201,10 +201,13 @@ def test_provenance_says_who_ran_what_with_which_versions_when_and_from_where(na
     assert [(link["href"], link.get_text()) for link in links] == [(f"../snippets/{name}.py", f"snippets/{name}.py")]
     model = entry["model"]
     if entry["origin"] == "published":
-        assert summary.startswith("<strong>Article author's recorded run</strong>")
-        assert f"GPT-2 <code>{MODEL_ID}@{short()}</code>" in summary
-        for package, version in PROJECT.options.published_with.items():
-            assert f"{package} {version}" in summary
+        article = PROJECT.options.published_article
+        assert summary.startswith(f"<strong>Published in the article <cite>{article}</cite></strong>")
+        stated = PROJECT.options.published_with.get(name, {})
+        assert (f"GPT-2 <code>{MODEL_ID}@{short()}</code>" in summary) == ("revision" in stated)
+        for package, version in stated.items():
+            if package != "revision":
+                assert f"{package} {version}" in summary
         assert "torch" not in summary, "the article does not report a torch version"
         return
     assert summary.startswith("<strong>Executed by the build step</strong>")

@@ -57,7 +57,9 @@ WRONG_OPTIONS = {
     # YAML reads 5.17 as a number: the article's version is text, as written.
     "an unquoted version": ('transformers: "5.17.0"', "transformers: 5.17", "published_with",
                            'quote it as the article states it, e.g. transformers: "5.17.0"'),
-    "no version at all": ('transformers: "5.17.0"', "{}", "published_with", "name each package with its version"),
+    "no version at all": ('token-embeddings/software_row:\n          revision: "607a30d783dfa663caf39e06633721c8d4cfcd7e"\n'
+                          '          transformers: "5.17.0"', "token-embeddings/software_row: {}", "published_with",
+                          "name each package with its version"),
     "an unknown option": (LAST_OPTION, f"{LAST_OPTION}\n      recorded_values: {{}}", "recorded_values",
                           "Unrecognised configuration name"),
     "a wrong type": (LAST_OPTION, f"{LAST_OPTION}\n      llms_section: [Series]", "llms_section", "Expected type"),

@@ -4,6 +4,7 @@ part), and as the published manifest."""
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 import re
 from dataclasses import replace
@@ -17,7 +18,8 @@ from recorder import store
 from recorder.pages import Recorded, recorded, render_output
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256
 from recorder.project import Project
-from recorder.provenance import LABELS, NOT_RERUN, SHORT_HASH, Origin, caption, source_link
+from recorder.provenance import LABELS, NOT_RERUN, SHORT_HASH, STAND_INS, Origin, caption, source_link
+from recorder.published import SEEDS, create_stand_ins
 from recorder.repository import Repository
 from support import ROOT, converted
 
@@ -62,7 +64,7 @@ def every_value(entry: dict[str, Any]) -> list[str]:
     model = entry.get("model") or {}
     shown += [model.get("id"), model.get("revision"), *(model.get("files") or {}).values()]
     published = entry.get("published") or {}
-    shown += [*(published.get("reported_with") or {}).values()]
+    shown += [*(published.get("stated") or {}).values(), *([published["article"]] if "article" in published else [])]
     shown += [str(published[key]) for key in ("exact_lines", "weight_dependent_lines") if key in published]
     if entry["origin"] == "executed":
         shown.append(str(entry["seconds"]))
@@ -90,17 +92,83 @@ def test_the_provenance_line_opens_onto_every_value_of_its_record(name: str) -> 
     assert not missing, f"{name}: the record does not show {missing}"
 
 
-def test_a_published_output_says_what_it_was_reported_with_and_how_it_was_checked() -> None:
-    entry = next(entry for entry in MANIFEST.values() if entry["origin"] == "published")
-    shown = fields(record(entry))
+PUBLISHED = sorted(name for name, entry in MANIFEST.items() if entry["origin"] == "published")
+
+
+@pytest.mark.parametrize("name", PUBLISHED)
+def test_a_published_output_names_the_article_and_only_what_it_states_for_that_output(name: str) -> None:
+    entry = MANIFEST[name]
+    details = record(entry)
+    shown, line = fields(details), details.summary.get_text()
+    article = PROJECT.options.published_article
+    stated = PROJECT.options.published_with.get(name, {})
+    assert entry["published"]["article"] == article and entry["published"]["stated"] == stated
     assert set(shown) == set(LABELS)
-    assert shown["Origin"] == f"Article author's recorded run, {NOT_RERUN}"
-    published = entry["published"]
-    assert f"transformers {published['reported_with']['transformers']}" in shown["Published run"]
-    assert f"{published['exact_lines']} line(s) that do not depend on weight values" in shown["Published run"]
-    assert f"{published['weight_dependent_lines']} weight-dependent line(s)" in shown["Published run"]
+    assert shown["Origin"] == f"Published in the article {article} , {NOT_RERUN}"
+    assert line.startswith(f"Published in the article {article} · ")
+    assert (", as the article states" in line) == bool(stated)
+    if "revision" in stated:
+        assert f"GPT-2 {MODEL_ID}@{stated['revision'][:7]}" in line
+        assert f"the article states revision {stated['revision']}" in shown["Model"]
+    else:
+        assert f"GPT-2 {MODEL_ID} ·" in line and "@" not in line, "no revision the article does not state"
+        assert "the article states no revision for this output" in shown["Model"]
+    for package, version in stated.items():
+        if package != "revision":
+            assert f"{package} {version}" in line
+    if not stated:
+        assert "transformers" not in line and "no revision or version" in shown["Published run"]
     assert "not loaded by the build" in shown["Model"]
     assert shown["Library versions"].startswith("Of the check against stand-ins:")
+
+
+@pytest.mark.parametrize("name", PUBLISHED)
+def test_a_published_output_gives_the_day_it_was_checked_here_never_a_recorded_one(name: str) -> None:
+    entry = MANIFEST[name]
+    details = record(entry)
+    shown, line = fields(details), details.summary.get_text()
+    assert shown["When"] == f"Checked here on {entry['recorded_at']}"
+    assert f"checked here on {entry['recorded_at'][:10]}:" in line
+    text = details.get_text(" ")
+    assert not re.search(r"[Rr]ecorded (on )?[\d<]", text) and "recorded run" not in text
+    assert "the code that ran" not in text
+
+
+@pytest.mark.parametrize("name", PUBLISHED)
+def test_a_published_output_says_what_the_stand_ins_showed_as_its_counts_do(name: str) -> None:
+    """Every line reproduced, or form only: from the counts of the check, never typed per output."""
+    published = MANIFEST[name]["published"]
+    details = record(MANIFEST[name])
+    line, run = details.summary.get_text(), fields(details)["Published run"]
+    exact, by_form = published["exact_lines"], published["weight_dependent_lines"]
+    assert ("every line reproduced by the stand-ins" in line) == (by_form == 0)
+    assert ("form only" in line) == (by_form > 0)
+    assert f"({exact} line(s) equal, {by_form} compared by form)" in run
+    assert "two stand-in models (GPT-2's configuration with one layer, its real tokenizer, random weights)" in run
+
+
+@pytest.mark.parametrize(("exact", "by_form", "said"), [
+    (2, 0, "every line reproduced by the stand-ins"),
+    (0, 2, "form only: every line depends on weight values, so the stand-ins reproduced none of them"),
+    (3, 1, "3 line(s) reproduced by the stand-ins, form only for the 1 that depend on weight values"),
+])
+def test_what_the_stand_ins_showed_follows_the_counts(exact: int, by_form: int, said: str) -> None:
+    entry = {**MANIFEST[PUBLISHED[0]]}
+    entry["published"] = {**entry["published"], "exact_lines": exact, "weight_dependent_lines": by_form}
+    assert Origin.of(entry).stand_ins_showed == said
+    assert Origin.of(entry).line().endswith(said)
+
+
+def test_a_hand_edited_count_is_not_read_as_a_verdict() -> None:
+    entry = {**MANIFEST[PUBLISHED[0]]}
+    entry["published"] = {**entry["published"], "exact_lines": "<b>2</b>", "weight_dependent_lines": None}
+    assert Origin.of(entry).stand_ins_showed == "checked against the stand-ins, with counts this record does not hold"
+    assert "<b>" not in Origin.of(entry).line() and "<b>" not in caption(entry, "part/snippet", "part/", None)
+
+
+def test_the_stand_ins_described_have_the_one_layer_the_record_step_gives_them() -> None:
+    assert inspect.signature(create_stand_ins).parameters["n_layer"].default == 1
+    assert len(SEEDS) == 2 and STAND_INS.startswith("two stand-in models (GPT-2's configuration with one layer,")
 
 
 def test_an_output_executed_on_gpt2_names_each_file_it_was_loaded_from() -> None:
@@ -110,7 +178,7 @@ def test_an_output_executed_on_gpt2_names_each_file_it_was_loaded_from() -> None
     for file, digest in EXECUTED_ON_GPT2["model"]["files"].items():
         assert f"{file} sha256 {digest}" in shown["Model"]
     assert "tokenizer only" not in shown["Model"]
-    assert shown["Recorded"] == "2027-01-02T03:04:05+00:00 , in 4.726 s"
+    assert shown["When"] == "Recorded on 2027-01-02T03:04:05+00:00 , in 4.726 s"
 
 
 def test_a_tokenizer_only_output_says_it_loaded_the_tokenizer_files_and_no_weights() -> None:

@@ -12,8 +12,9 @@ import pytest
 from recorder import published as published_module
 from recorder import store
 from recorder.__main__ import main
+from recorder.pinned import REVISION
 from recorder.project import ProjectError
-from recorder.published import PublishedMismatch, check, form, reported_with
+from recorder.published import PublishedMismatch, article_statements, check, form
 from recorder.snippets import discover
 from support import ROOT, edit, snapshot
 
@@ -53,11 +54,43 @@ def test_matching_text_is_accepted_line_by_line() -> None:
     assert check("x", "True\n[0.052651, -0.010756]\n", TRIALS, label="published/x.txt") == (1, 1)
 
 
-def test_what_the_article_was_produced_with_is_read_from_the_plugin_options_in_mkdocs_yml(project: Path) -> None:
-    assert reported_with(project) == {"transformers": "5.17.0"}
+def test_what_the_article_states_is_read_from_the_plugin_options_in_mkdocs_yml(project: Path) -> None:
+    title, stated = article_statements(project)
+    assert title == "Understanding GPT-2 Token Embeddings"
+    assert stated == {WEIGHT_DEPENDENT: {"revision": REVISION, "transformers": "5.17.0"}}, "only where it states it"
     edit(project / "mkdocs.yml", 'transformers: "5.17.0"', "transformers: 5.17")
     with pytest.raises(ProjectError, match=r"^mkdocs.yml: plugin `recorded-outputs`, option `published_with`: .*quote"):
-        reported_with(project)
+        article_statements(project)
+
+
+def test_a_statement_about_an_output_the_article_did_not_publish_is_refused(project: Path) -> None:
+    edit(project / "mkdocs.yml", "token-embeddings/software_row:", "token-embeddings/prompt_token_ids:")
+    with pytest.raises(PublishedMismatch, match=r"names token-embeddings/prompt_token_ids, but "
+                                                r"published/token-embeddings/prompt_token_ids.txt does not exist"):
+        article_statements(project)
+
+
+def test_the_article_states_the_pinned_revision_and_release_for_the_row_part_2_says_it_does() -> None:
+    """Part 2's note on the Software row says the article's revision and release are the ones pinned here."""
+    _, stated = article_statements(ROOT)
+    pinned = next(line.partition("==")[2] for line in (ROOT / "requirements.txt").read_text().splitlines()
+                  if line.startswith("transformers=="))
+    assert stated[WEIGHT_DEPENDENT] == {"revision": REVISION, "transformers": pinned.split()[0]}
+    page = (ROOT / "docs" / "token-embeddings.md").read_text(encoding="utf-8")
+    assert ("The article states that these values were read from GPT-2 at revision {{ value pinned_revision }}, "
+            "with Transformers {{ value pinned_transformers }}") in page
+
+
+def test_each_attached_output_s_counts_are_what_the_stand_ins_print(stand_in_outputs: list[dict[str, str]]) -> None:
+    """The record's counts, from which its provenance says "every line reproduced" or "form only", are those of
+    the check against the stand-ins as they print now."""
+    manifest = json.loads((ROOT / "outputs" / "manifest.json").read_text(encoding="utf-8"))["snippets"]
+    for name in PUBLISHED:
+        counts = check(name, PUBLISHED[name].read_text(encoding="utf-8"), [run[name] for run in stand_in_outputs],
+                       label=name)
+        published = manifest[name]["published"]
+        assert counts == (published["exact_lines"], published["weight_dependent_lines"]), name
+    assert manifest[WEIGHT_DEPENDENT]["published"]["exact_lines"] == 0, "the row has no weight-independent line"
 
 
 def test_each_published_text_is_named_after_a_snippet_of_its_part_that_loads_weights() -> None:

@@ -53,6 +53,29 @@ def test_what_a_snippet_loads_is_read_from_its_imports() -> None:
     assert kinds == {"weights", "tokenizer", None}, f"every kind is checked on some snippet, not only {kinds}"
 
 
+LOADERS = {
+    "from_config": ("from transformers import GPT2Config, GPT2LMHeadModel\nGPT2LMHeadModel(GPT2Config())\n", "tokenizer"),
+    "from_pretrained": ("from transformers import GPT2LMHeadModel\nGPT2LMHeadModel.from_pretrained('gpt2')\n",
+                        "weights"),
+    "renamed": ("from transformers import AutoModel as M\nM.from_pretrained('gpt2')\n", "weights"),
+    "through a name": ("from transformers import AutoModel\ncls = AutoModel\ncls.from_pretrained('gpt2')\n",
+                       "weights"),
+    "pipeline": ("from transformers import pipeline\npipeline('text-generation', model='gpt2')\n", "weights"),
+    "module": ("import transformers\n", "weights"),
+    "tokenizer": ("from transformers import GPT2Tokenizer\nGPT2Tokenizer.from_pretrained('gpt2')\n", "tokenizer"),
+}
+
+
+@pytest.mark.parametrize("case", LOADERS)
+def test_weights_are_loaded_by_from_pretrained_on_a_model_class_never_by_building_one(tmp_path: Path,
+                                                                                      case: str) -> None:
+    source, expected = LOADERS[case]
+    (tmp_path / "snippets" / "part").mkdir(parents=True)
+    (tmp_path / "snippets" / "part" / "example.py").write_text(source, encoding="utf-8")
+    # Built from a configuration, a model class counts as any other import from transformers: the tokenizer's files.
+    assert discover(tmp_path)["part/example"].loads == expected, case
+
+
 @pytest.mark.slow
 def test_snippets_run_on_their_own(stand_in_cache: Path, stand_in_outputs: list[dict[str, str]], run) -> None:
     """`python snippets/NAME.py` prints exactly what the one-process runner recorded for it.

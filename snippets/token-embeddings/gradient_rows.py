@@ -1,0 +1,30 @@
+"""Which rows of the embedding matrix one training step gives a non-zero gradient, with the output layer tied to it
+and without. The model is built from GPT-2's configuration with one layer and random weights, so nothing is
+downloaded; two seeds show that the rows do not depend on the weight values."""
+
+import torch
+from transformers import GPT2Config, GPT2LMHeadModel
+
+from prompt import input_ids
+
+# --8<-- [start:rows]
+def rows_with_gradient(model):
+    model.zero_grad(set_to_none=True)
+    model(input_ids=input_ids, labels=input_ids).loss.backward()
+    gradient = model.transformer.wte.weight.grad
+    return gradient.abs().sum(dim=1).nonzero().flatten().tolist()
+
+
+for seed in (1, 2):
+    torch.manual_seed(seed)
+    model = GPT2LMHeadModel(GPT2Config(n_layer=1))  # random weights
+    model.train()
+    for untie in (False, True):
+        wte_weight = model.transformer.wte.weight
+        if untie:  # the output layer gets a matrix of its own, a copy
+            model.lm_head.weight = torch.nn.Parameter(wte_weight.detach().clone())
+        tied = model.lm_head.weight is model.transformer.wte.weight
+        rows, total = rows_with_gradient(model), wte_weight.shape[0]
+        listed = "" if len(rows) == total else f": {rows}"
+        print(f"seed {seed}, {'tied' if tied else 'untied'}: {len(rows):,} of {total:,} rows{listed}")
+# --8<-- [end:rows]
