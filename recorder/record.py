@@ -114,9 +114,8 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
             models["tokenizer"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}
         if any(run.snippet.loads == "weights" for run in runs):
             imported = [vars(module) for module in snippet_modules(root / SNIPPETS_DIR).values()]
-            # Only the weight snippets' models: one built from GPT-2's configuration has no revision to check.
-            loaded = [run.namespace for run in runs if run.snippet.loads == "weights"]
-            snapshot = hub.loaded_snapshot([*loaded, *imported])
+            # The weight snippets' models only (runner.Run): one built from GPT-2's configuration has no revision.
+            snapshot = hub.loaded_snapshot([*(run.namespace for run in runs), *imported])
             files = hub.digests(snapshot, pinned=pinned_files)
             models["weights"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "weights", "files": files}
         published.compare(root, runs, previous, report)

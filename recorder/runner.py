@@ -42,7 +42,7 @@ class Run(NamedTuple):
     snippet: Snippet
     stdout: bytes
     seconds: float
-    namespace: dict[str, Any]  # the snippet's globals, where the record step finds what it loaded
+    namespace: dict[str, Any]  # a weight snippet's globals, where the record step finds the model it loaded
 
 
 def quiet_libraries() -> None:
@@ -134,7 +134,8 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
     except UnicodeDecodeError as error:
         raise SnippetFailed(f"{source} printed bytes that are not valid UTF-8 ({error.reason} at byte "
                             f"{error.start}). Print text: decode bytes first, or print their repr().") from None
-    return Run(snippet, printed.getvalue(), seconds, namespace)
+    # Kept where the record step checks what was loaded; any other snippet's objects (a model it built) are freed.
+    return Run(snippet, printed.getvalue(), seconds, namespace if snippet.loads == "weights" else {})
 
 
 def run_all(root: Path, targets: list[Snippet], *, timeout: float, report: Report) -> list[Run]:
