@@ -29,28 +29,28 @@ def test_every_folder_of_snippets_is_a_part_with_its_page_and_notebook_in_the_na
 
 def test_a_new_folder_with_its_page_is_a_part_and_an_edit_of_mkdocs_yml_is_seen(project: Path) -> None:
     before = Project.load(project)
-    (project / "snippets" / "positions").mkdir()
-    (project / "snippets" / "positions" / "hello.py").write_text('print("hello")\n', encoding="utf-8")
-    (project / "docs" / "positions.md").write_text("# Positions\n", encoding="utf-8")
-    with pytest.raises(ProjectError, match=r'docs/positions\.md is not in `nav:`.*Add `- "Part N: Title": positions\.md`'):
+    (project / "snippets" / "added-part").mkdir()
+    (project / "snippets" / "added-part" / "hello.py").write_text('print("hello")\n', encoding="utf-8")
+    (project / "docs" / "added-part.md").write_text("# Added\n", encoding="utf-8")
+    with pytest.raises(ProjectError, match=r'docs/added-part\.md is not in `nav:`.*Add `- "Part N: Title": added-part\.md`'):
         Project.load(project).parts()
-    edit(project / "mkdocs.yml", "  - Provenance:", '  - "Part 3: Positions": positions.md\n  - Provenance:')
-    assert ("positions", "Part 3: Positions") in [(part.name, part.title) for part in Project.load(project).parts()]
+    edit(project / "mkdocs.yml", "  - Provenance:", '  - "Part 9: Added": added-part.md\n  - Provenance:')
+    assert ("added-part", "Part 9: Added") in [(part.name, part.title) for part in Project.load(project).parts()]
     assert before.options.llms_section == "Series"
     edit(project / "mkdocs.yml", LAST_OPTION, f"{LAST_OPTION}\n      llms_section: Parts")
     assert Project.load(project).options.llms_section == "Parts", "mkdocs.yml is read again once edited"
 
 
 def test_a_snippet_folder_with_no_page_names_the_fix_to_the_record_step_and_the_build(project: Path) -> None:
-    (project / "snippets" / "positions").mkdir()
-    (project / "snippets" / "positions" / "hello.py").write_text('print("hello")\n', encoding="utf-8")
+    (project / "snippets" / "added-part").mkdir()
+    (project / "snippets" / "added-part" / "hello.py").write_text('print("hello")\n', encoding="utf-8")
     with pytest.raises(ProjectError) as error:
         Project.load(project).parts()
-    for part in ("snippets/positions/ has no page", "Write docs/positions.md"):
+    for part in ("snippets/added-part/ has no page", "Write docs/added-part.md"):
         assert part in str(error.value)
     result = build(project)
     assert result.returncode != 0
-    assert "snippets/positions/ has no page" in result.stderr and "Write docs/positions.md" in result.stderr
+    assert "snippets/added-part/ has no page" in result.stderr and "Write docs/added-part.md" in result.stderr
 
 
 WRONG_OPTIONS = {
