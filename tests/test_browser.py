@@ -34,6 +34,9 @@ ARTIFACTS = ROOT / "test-artifacts"
 SEARCH_INDEX = "/search/search_index.json"
 DOCS = ROOT / "docs"
 PHONE = {"width": 390, "height": 844}
+# The pinned tokenizer's ids for the texts the "Try it" box must tokenize alike, one JSON object a line.
+HARD_CASES = ROOT / "outputs" / "tokenization" / "hard_cases.txt"
+MERGE_STEPS = ROOT / "outputs" / "tokenization" / "merge_steps.txt"
 MANIFEST = json.loads((ROOT / "outputs" / "manifest.json").read_text(encoding="utf-8"))["snippets"]
 PARTS = Project.load(ROOT).parts()
 
@@ -396,6 +399,9 @@ def test_each_page_loads_cleanly_with_no_serious_accessibility_violation_in_ligh
         page = visit.open(path, settled=scheme == "light")
         assert page.evaluate("document.body.dataset.mdColorScheme") == palette, f"{scheme}: the {palette} palette"
         page.evaluate("document.querySelectorAll('details').forEach(details => details.open = true)")  # records too
+        if page.locator(".try-tokenizer__box").count():  # the "Try it" box in use, a token picked
+            use_the_tokenizer_box(page)
+            page.locator(".try-tokenizer__token").nth(1).click()
         draw_whole_page(page)  # what a reader reaches, not the place-holders of what is not drawn yet
         page.add_script_tag(path=str(AXE))
         # The palette changes colours and nothing else: dark mode runs only the rules that weigh colours.
@@ -407,3 +413,63 @@ def test_each_page_loads_cleanly_with_no_serious_accessibility_violation_in_ligh
     assert visit.remote_requests() == []
     assert visit.errors == []
     assert not serious, "\n".join(serious)
+
+
+def use_the_tokenizer_box(page: Page) -> Locator:
+    """Start the "Try it" box as a reader does, by moving into its text: the box once it shows tokens."""
+    text = page.get_by_role("textbox", name=re.compile("GPT-2's tokenizer"))
+    text.focus()
+    expect(page.locator(".try-tokenizer__token").first).to_be_visible()
+    return text
+
+
+def counted(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_every_hard_case(visit: Visit) -> None:
+    """Each recorded case, typed into the box, shows the very ids the pinned tokenizer gave, counted alike."""
+    cases = [json.loads(line) for line in HARD_CASES.read_text(encoding="utf-8").split("\n") if line]
+    page = visit.open("tokenization/")
+    assert not [url for url in visit.requests if "/tokenizer/" in url], "the files load only once the box is used"
+    text = use_the_tokenizer_box(page)
+    ids, counts, tokens = (page.locator(f".try-tokenizer__{part}") for part in ("ids", "counts", "token"))
+    assert [text.input_value(), json.loads(ids.inner_text())] == [cases[0]["text"], cases[0]["ids"]], \
+        "the box starts with Part 2's prompt, tokenized"
+    disagreements = []
+    for case in cases:
+        text.fill(case["text"])
+        shown = {"ids": json.loads(ids.inner_text()), "pieces": tokens.count(), "counts": counts.inner_text()}
+        expected = {"ids": case["ids"], "pieces": len(case["ids"]), "counts": f"{counted(len(case['ids']), 'token')} "
+                    f"from {counted(len(case['text'].encode('utf-8')), 'UTF-8 byte')}"}
+        if shown != expected:
+            disagreements.append(f"{case['text']!r}:\n  the box    {shown}\n  the pinned {expected}")
+    assert not disagreements, "\n".join(disagreements)
+    assert visit.errors == [] and visit.remote_requests() == []
+    visit.page.set_viewport_size(PHONE)
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], "a long text's tokens wrap inside a phone's width"
+
+
+def test_the_try_it_box_works_by_keyboard_and_shows_the_merges_that_built_a_token(visit: Visit) -> None:
+    """Tab reaches the tokens, arrows move between them with each id shown, Enter picks one and shows its merges:
+    for " ChatGPT", the steps the page's recorded figure shows. A screen reader hears the count."""
+    recorded = MERGE_STEPS.read_text(encoding="utf-8")
+    steps = re.findall(r"^(rank \d+: \S+ \+ \S+)", recorded, re.M)
+    page = visit.open("tokenization/")
+    text = use_the_tokenizer_box(page)
+    text.fill(" ChatGPT")
+    page.keyboard.press("Tab")
+    tokens = page.locator(".try-tokenizer__token")
+    expect(tokens.first).to_be_focused()
+    shown = []
+    for keys in (["Enter"], ["End", "Enter"]):  # the first token, then the last
+        for key in keys:
+            page.keyboard.press(key)
+            focused = page.locator(".try-tokenizer__token:focus")
+            assert focused.locator(".try-tokenizer__id").bounding_box()["width"] > 2, "its id shows on focus"
+        shown += page.locator(".try-tokenizer__merges li").all_inner_texts()
+    picked = sorted(shown, key=lambda step: int(re.search(r"rank ([\d,]+)", step)[1].replace(",", "")))
+    assert [step.split(" → ")[0].replace(",", "") for step in picked] == steps
+    expect(page.get_by_role("status")).to_have_text(f"{counted(tokens.count(), 'token')} from "
+                                                    f"{counted(len(' ChatGPT'.encode()), 'UTF-8 byte')}")
