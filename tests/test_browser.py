@@ -399,7 +399,7 @@ def test_each_page_loads_cleanly_with_no_serious_accessibility_violation_in_ligh
         page = visit.open(path, settled=scheme == "light")
         assert page.evaluate("document.body.dataset.mdColorScheme") == palette, f"{scheme}: the {palette} palette"
         page.evaluate("document.querySelectorAll('details').forEach(details => details.open = true)")  # records too
-        if page.locator(".try-tokenizer__box").count():  # the "Try it" box in use, a token picked
+        if page.locator(".try-tokenizer, .try-tokenizer__box").count():  # the "Try it" box in use, a token picked
             use_the_tokenizer_box(page)
             page.locator(".try-tokenizer__token").nth(1).click()
         draw_whole_page(page)  # what a reader reaches, not the place-holders of what is not drawn yet
@@ -416,7 +416,10 @@ def test_each_page_loads_cleanly_with_no_serious_accessibility_violation_in_ligh
 
 
 def use_the_tokenizer_box(page: Page) -> Locator:
-    """Start the "Try it" box as a reader does, by moving into its text: the box once it shows tokens."""
+    """Start the "Try it" box as a reader does, by scrolling to it and moving into its text: the box's text, once
+    it shows tokens. The box is built when the reader comes near its place, a hidden placeholder."""
+    page.locator(".try-tokenizer, .try-tokenizer__box").evaluate(
+        "place => (place.hidden ? place.previousElementSibling : place).scrollIntoView()")
     text = page.get_by_role("textbox", name=re.compile("GPT-2's tokenizer"))
     text.focus()
     expect(page.locator(".try-tokenizer__token").first).to_be_visible()

@@ -1,9 +1,9 @@
 /* "Try it": GPT-2's byte-level BPE run in the reader's browser, on GPT-2's own vocab.json and merges.txt.
 
-   The page holds an empty, hidden <div class="try-tokenizer">; this script fills and shows it, so a page
-   read without JavaScript is unchanged. The tokenizer files, published with the site and checked by the
-   browser against their pinned sha256 (the `integrity` of each fetch), load only once the reader starts
-   to use the box: the page's first load stays as light as it was. */
+   The page holds a hidden placeholder, <p class="try-tokenizer">, with the prompt to start from; this script
+   replaces it with the box, so a page read without JavaScript is unchanged. The tokenizer files, published
+   with the site and checked by the browser against their pinned sha256 (the `integrity` of each fetch),
+   load only once the reader starts to use the box: the page's first load stays as light as it was. */
 "use strict";
 
 // GPT-2's pre-tokenizer (OpenAI's encoder.py): contractions, then letters, digits and other symbols, each
@@ -219,8 +219,15 @@ class TryTokenizer {
   }
 }
 
-for (const placeholder of document.querySelectorAll(".try-tokenizer")) {
-  const script = document.currentScript.dataset;
+// The box is built once the reader comes near its place: a reader who never scrolls there costs the page
+// nothing, and its stylesheet, linked only then, never holds up the first paint.
+const script = document.currentScript.dataset;
+const placeholder = document.querySelector(".try-tokenizer"); // the theme adds this script to its page only
+const near = new IntersectionObserver(entries => {
+  if (!entries.some(entry => entry.isIntersecting)) return;
+  near.disconnect();
+  document.head.append(element("link", {rel: "stylesheet", href: script.stylesheet}));
   new TryTokenizer(placeholder, [{url: script.vocab, integrity: script.vocabIntegrity},
-                         {url: script.merges, integrity: script.mergesIntegrity}]);
-}
+                                 {url: script.merges, integrity: script.mergesIntegrity}]);
+}, {rootMargin: "600px 0px"});
+near.observe(placeholder.previousElementSibling ?? placeholder.parentElement); // a hidden element never shows
