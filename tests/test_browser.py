@@ -329,6 +329,8 @@ def test_palette_toggle_switches_to_dark_and_back(visit: Visit) -> None:
     page.wait_for_selector(scheme.format("default"))
 
 
+AXE_RUN = "async ([context, options]) => (await axe.run(context, options)).violations"
+
 FOUND = """path => [...document.querySelectorAll(".md-search-result__item > a")]
     .some(link => new URL(link.href).pathname === path)"""
 
@@ -399,14 +401,16 @@ def test_each_page_loads_cleanly_with_no_serious_accessibility_violation_in_ligh
         page = visit.open(path, settled=scheme == "light")
         assert page.evaluate("document.body.dataset.mdColorScheme") == palette, f"{scheme}: the {palette} palette"
         page.evaluate("document.querySelectorAll('details').forEach(details => details.open = true)")  # records too
-        if page.locator(".try-tokenizer, .try-tokenizer__box").count():  # the "Try it" box in use, a token picked
-            use_the_tokenizer_box(page)
-            page.locator(".try-tokenizer__token").nth(1).click()
         draw_whole_page(page)  # what a reader reaches, not the place-holders of what is not drawn yet
         page.add_script_tag(path=str(AXE))
         # The palette changes colours and nothing else: dark mode runs only the rules that weigh colours.
         options = {"resultTypes": ["violations"]} | ({} if scheme == "light" else {"runOnly": COLOUR_RULES})
-        violations = page.evaluate("async options => (await axe.run(document, options)).violations", options)
+        violations = []
+        if page.locator(".try-tokenizer, .try-tokenizer__box").count():  # the "Try it" box before use, then in use
+            violations += page.evaluate(AXE_RUN, [".try-tokenizer__box", options])
+            use_the_tokenizer_box(page)
+            page.locator(".try-tokenizer__token").nth(1).click()
+        violations += page.evaluate(AXE_RUN, ["html", options])
         serious += [f"{scheme}: {v['id']} ({v['impact']}): {v['help']} at {[node['target'] for node in v['nodes']]}"
                     for v in violations if v["impact"] in ("serious", "critical")]
     assert any(url.endswith(SEARCH_INDEX) for url in visit.requests), "the search index was requested"
@@ -420,6 +424,7 @@ def use_the_tokenizer_box(page: Page) -> Locator:
     it shows tokens. The box is built when the reader comes near its place, a hidden placeholder."""
     page.locator(".try-tokenizer, .try-tokenizer__box").evaluate(
         "place => (place.hidden ? place.previousElementSibling : place).scrollIntoView()")
+    expect(page.locator(".try-tokenizer__box")).to_be_visible()
     text = page.get_by_role("textbox", name=re.compile("GPT-2's tokenizer"))
     text.focus()
     expect(page.locator(".try-tokenizer__token").first).to_be_visible()

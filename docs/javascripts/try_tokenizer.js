@@ -119,6 +119,8 @@ class TryTokenizer {
     this.announced = element("p", {class: "try-tokenizer__announced", role: "status"});
     this.tokens = element("div", {class: "try-tokenizer__tokens", role: "group", "aria-label": "Tokens"});
     this.ids = element("code", {});
+    this.idsShown = element("div", {hidden: ""}, element("p", {class: "try-tokenizer__label"}, "Token ids, as Python prints them:"),
+                            element("pre", {class: "try-tokenizer__ids"}, this.ids)); // once there are ids
     this.merges = element("div", {class: "try-tokenizer__merges", "aria-live": "polite"});
     const show = element("button", {type: "button", class: "md-button try-tokenizer__start"}, "Show the tokens");
     this.start = show;
@@ -127,9 +129,7 @@ class TryTokenizer {
       element("label", {for: "try-tokenizer-text"},
               "Type or paste any text; GPT-2's tokenizer, run in this page on its pinned vocab.json and merges.txt, shows its tokens."),
       this.text, show, this.counts, this.announced, this.tokens,
-      element("p", {class: "try-tokenizer__label"}, "Token ids, as Python prints them:"),
-      element("pre", {class: "try-tokenizer__ids"}, this.ids),
-      this.merges,
+      this.idsShown, this.merges,
     );
     placeholder.replaceWith(box);
     this.counts.textContent = "Select the box, or press the button, to load the tokenizer's files.";
@@ -177,6 +177,7 @@ class TryTokenizer {
       "data-index": index, tabindex: index === this.selected ? "0" : "-1", "aria-pressed": "false",
     }, element("span", {}, token.token), element("span", {class: "try-tokenizer__id"}, ` id ${token.id}`))));
     this.ids.textContent = `[${this.current.map(token => token.id).join(", ")}]`;
+    this.idsShown.hidden = false;
     this.merges.replaceChildren();
   }
 
