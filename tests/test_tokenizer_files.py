@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 import shutil
 from pathlib import Path
@@ -16,14 +17,16 @@ from recorder.pinned import FILE_SHA256
 
 def test_the_site_publishes_the_pinned_tokenizer_files_and_the_page_names_their_digests(built_site: Path) -> None:
     page = (built_site / "tokenization" / "index.html").read_text(encoding="utf-8")
-    script = re.search(r"<script src=\"[^\"]*try_tokenizer\.js\"[^>]*>", page)
-    assert script, "Part 1's page loads its tokenizer's script"
+    loader = re.search(r"const loaded = (\{.*?\}), script = ", page)
+    assert loader, "Part 1's page loads its tokenizer's script"
+    loaded = json.loads(loader[1])
+    assert loaded["src"] == "../javascripts/try_tokenizer.js"
     for name, key in (("vocab.json", "vocab"), ("merges.txt", "merges")):
         published = built_site / tokenizer_files.SITE_DIR / name
         digest = hashlib.sha256(published.read_bytes()).digest()
         assert digest.hex() == FILE_SHA256[name]
-        assert f'data-{key}="../{tokenizer_files.SITE_DIR}/{name}"' in script[0]
-        assert f'data-{key}-integrity="sha256-{base64.b64encode(digest).decode()}"' in script[0]
+        assert loaded["dataset"][key] == f"../{tokenizer_files.SITE_DIR}/{name}"
+        assert loaded["dataset"][f"{key}Integrity"] == f"sha256-{base64.b64encode(digest).decode()}"
 
 
 def test_pages_without_the_box_load_neither_its_script_nor_its_stylesheet(built_site: Path) -> None:
