@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 
 from recorder import tokenizer_files
 from recorder.pinned import FILE_SHA256
@@ -27,6 +28,14 @@ def test_the_site_publishes_the_pinned_tokenizer_files_and_the_page_names_their_
         assert digest.hex() == FILE_SHA256[name]
         assert loaded["dataset"][key] == f"../{tokenizer_files.SITE_DIR}/{name}"
         assert loaded["dataset"][f"{key}Integrity"] == f"sha256-{base64.b64encode(digest).decode()}"
+
+
+def test_without_javascript_the_box_s_place_shows_nothing(built_site: Path) -> None:
+    """The box is the script's: what the page holds for it is hidden, and only the script ever shows it."""
+    page = BeautifulSoup((built_site / "tokenization" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    places = page.find_all(class_="try-tokenizer")
+    assert len(places) == 1 and places[0].has_attr("hidden") and places[0].has_attr("data-search-exclude")
+    assert not page.find_all(class_=re.compile("^try-tokenizer__")), "the box itself is built by the script"
 
 
 def test_pages_without_the_box_load_neither_its_script_nor_its_stylesheet(built_site: Path) -> None:
