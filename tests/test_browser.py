@@ -481,3 +481,19 @@ def test_the_try_it_box_works_by_keyboard_and_shows_the_merges_that_built_a_toke
     assert [step.split(" → ")[0].replace(",", "") for step in picked] == steps
     expect(page.get_by_role("status")).to_have_text(f"{counted(tokens.count(), 'token')} from "
                                                     f"{counted(len(' ChatGPT'.encode()), 'UTF-8 byte')}")
+
+
+def test_the_try_it_box_refuses_a_tokenizer_file_unlike_the_pinned_one(visit: Visit) -> None:
+    """The browser checks each file against its pinned sha256: a changed vocab.json gives no tokens, and says so."""
+    page = visit.page
+    page.route("**/tokenizer/vocab.json", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=route.fetch().text().replace('"the": ', '"teh": ')))
+    try:
+        visit.open("tokenization/")
+        page.locator(".try-tokenizer").evaluate("place => place.previousElementSibling.scrollIntoView()")
+        page.get_by_role("textbox", name=re.compile("GPT-2's tokenizer")).focus()
+        expect(page.locator(".try-tokenizer__counts")).to_contain_text("could not be loaded")
+        assert page.locator(".try-tokenizer__token").count() == 0
+    finally:
+        page.unroute("**/tokenizer/vocab.json")
+    visit.errors.clear()  # the browser reports the refused file as a console error, as it should

@@ -122,20 +122,20 @@ class TryTokenizer {
     this.idsShown = element("div", {hidden: ""}, element("p", {class: "try-tokenizer__label"}, "Token ids, as Python prints them:"),
                             element("pre", {class: "try-tokenizer__ids"}, this.ids)); // once there are ids
     this.merges = element("div", {class: "try-tokenizer__merges", "aria-live": "polite"});
-    const show = element("button", {type: "button", class: "md-button try-tokenizer__start"}, "Show the tokens");
-    this.start = show;
+    this.start = element("button", {type: "button", class: "md-button try-tokenizer__start"}, "Show the tokens");
     const box = element("section", {class: "try-tokenizer__box", "aria-labelledby": "try-tokenizer-title"},
       element("p", {class: "try-tokenizer__title", id: "try-tokenizer-title"}, "Try it: your own text"),
       element("label", {for: "try-tokenizer-text"},
               "Type or paste any text; GPT-2's tokenizer, run in this page on its pinned vocab.json and merges.txt, shows its tokens."),
-      this.text, show, this.counts, this.announced, this.tokens,
+      this.text, this.start, this.counts, this.announced, this.tokens,
       this.idsShown, this.merges,
     );
     placeholder.replaceWith(box);
     this.counts.textContent = "Select the box, or press the button, to load the tokenizer's files.";
-    this.text.addEventListener("focus", () => this.load(), {once: true});
-    this.text.addEventListener("input", () => this.load().then(() => this.render()));
-    show.addEventListener("click", () => this.text.focus()); // which loads the files
+    const update = () => this.load().then(ready => ready && this.render());
+    this.text.addEventListener("focus", update, {once: true});
+    this.text.addEventListener("input", update);
+    this.start.addEventListener("click", () => this.text.focus()); // which loads the files
     this.tokens.addEventListener("keydown", event => this.move(event));
     this.tokens.addEventListener("click", event => {
       const picked = event.target.closest("button");
@@ -143,6 +143,7 @@ class TryTokenizer {
     });
   }
 
+  /* Fetch and read the two files, once: whether the tokenizer is ready. */
   load() {
     this.loading ??= (async () => {
       this.counts.textContent = "Loading vocab.json and merges.txt…";
@@ -155,10 +156,10 @@ class TryTokenizer {
         this.encoder = new BytePairEncoder(JSON.parse(vocab), merges);
       } catch (error) {
         this.counts.textContent = `The tokenizer's files could not be loaded (${error.message}). Reload the page to try again.`;
-        throw error;
+        return false;
       }
       this.start.remove();
-      this.render();
+      return true;
     })();
     return this.loading;
   }
