@@ -86,7 +86,13 @@ class Recorded:
         if match is None or match.re.groups != 1:
             raise PageError(f"value `{name}`: pattern {spec['pattern']!r} (one group) finds nothing in {OUTPUTS_DIR}/"
                             f"{output}.txt. Fix the pattern in the page's front matter to match that output.")
-        return match.group(1)
+        return in_prose_style(match.group(1))
+
+
+def in_prose_style(value: str) -> str:
+    """A whole number as the prose writes every number, with thousands separators (50256 as 50,256), whatever
+    the output printed; any other value as printed, a Python list of ids included."""
+    return f"{int(value):,}" if re.fullmatch(r"[0-9]+", value) else value
 
 
 def recorded(project: Project, repository: Repository | None = None,

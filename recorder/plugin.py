@@ -24,7 +24,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
-from recorder import notebook, notebook_page, repository, store
+from recorder import notebook, notebook_page, repository, store, tokenizer_files
 from recorder.compat_page import COMPAT_DIR
 from recorder.directives import parse, part_of
 from recorder.errors import RecorderError
@@ -57,6 +57,7 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
             if problems and self.config.record_stale and not self.previewing:
                 record(self.project.root, report=log.info, project=self.project)
                 found, problems = self._read(config)
+            self.tokenizer_files = tokenizer_files.verified()
         except RecorderError as error:
             raise PluginError(str(error)) from None
         if problems and not self.previewing:
@@ -88,14 +89,17 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         return self.project.docs_dir.resolve().relative_to(self.project.root).as_posix()
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
-        """Publish the snippet sources, so each output can link to the file that printed it, and the
-        manifest, so tools can read every output's record; list each part in llms.txt."""
+        """Publish the snippet sources, so each output can link to the file that printed it, the
+        manifest, so tools can read every output's record, and the pinned tokenizer files, for the
+        tokenizer that runs in the page; list each part in llms.txt."""
         root = self.project.root
         for path in sorted((root / SNIPPETS_DIR).rglob("*.py")):
             files.append(File.generated(config, path.relative_to(root).as_posix(), abs_src_path=str(path)))
         manifest = root / OUTPUTS_DIR / MANIFEST_NAME
         if manifest.is_file():  # a preview may run before anything was recorded
             files.append(File.generated(config, f"{OUTPUTS_DIR}/{MANIFEST_NAME}", abs_src_path=str(manifest)))
+        for published in self.tokenizer_files:
+            files.append(File.generated(config, published.site_path, abs_src_path=str(published.source)))
         self.list_parts_in_llms_txt(config)
         return files
 
@@ -159,7 +163,11 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
     def on_page_context(self, context: dict[str, Any], *, page: Page, config: MkDocsConfig,
                         nav: Navigation) -> dict[str, Any]:
         """The links the theme's overrides show: a part's notebook, the page's file at the built commit,
-        and Colab for a notebook."""
+        Colab for a notebook, and the pinned tokenizer files with their digests, for a page that runs the
+        tokenizer (overrides/main.html)."""
+        context["tokenizer_files"] = {published.name: {"url": get_relative_url(published.site_path, page.url),
+                                                       "integrity": published.integrity}
+                                      for published in self.tokenizer_files}
         part = self.parts.get(part_of(page.file.src_uri))
         if part is not None:
             context["notebook_url"] = get_relative_url(part.notebook.removesuffix(".ipynb") + "/", page.url)

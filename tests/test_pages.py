@@ -17,7 +17,8 @@ from mkdocs.utils.meta import get_data
 from recorder import store
 from recorder.directives import parse
 from recorder.page_markdown import prepare
-from recorder.pages import SVG_NAMESPACE, PageError, Recorded, highlighted_lines, recorded, render_output
+from recorder.pages import (SVG_NAMESPACE, PageError, Recorded, highlighted_lines, in_prose_style, recorded,
+                            render_output)
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256, short
 from recorder.project import Part, Project
 from recorder.provenance import Origin
@@ -173,6 +174,21 @@ def test_values_are_scoped_to_the_page_s_part() -> None:
     foreign = recorded(PROJECT).for_page("elsewhere", {"borrowed": {"output": stem, "pattern": "(.)"}})
     with pytest.raises(PageError, match=rf"snippets/elsewhere/{stem}\.py has no recorded output"):
         foreign.value("borrowed")
+
+
+@pytest.mark.parametrize(("printed", "shown"), [("50256", "50,256"), ("1000", "1,000"), ("999", "999"),
+                                               ("50,257", "50,257"), ("[25423, 318]", "[25423, 318]"),
+                                               ("²³", "²³"), ("3.14159", "3.14159")])
+def test_a_whole_number_value_reads_with_thousands_separators_and_any_other_as_printed(printed: str, shown: str) -> None:
+    """One style for the numbers of the prose, whatever the snippet printed."""
+    assert in_prose_style(printed) == shown
+
+
+def test_a_value_a_snippet_printed_as_a_whole_number_reads_in_the_prose_style() -> None:
+    scoped = recorded(PROJECT).for_page("tokenization", {"eos": {"output": "vocabulary_size",
+                                                                 "pattern": r"has id (\d+)$"}})
+    printed = re.search(r"has id (\d+)$", scoped.output("tokenization/vocabulary_size"), re.M)[1]
+    assert converted("It is {{ value eos }}.\n", scoped) == f"<p>It is {int(printed):,}.</p>"
 
 
 @pytest.mark.parametrize("values", [[], {"vocab": "parameter_count"}, {"vocab": {"output": "parameter_count"}}])
