@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from bs4 import BeautifulSoup, PageElement, Tag
 
-# Heading permalinks (the site's and the notebook's), the notebook's copy buttons and hidden copies of cells.
-_BROWSER_ONLY_CLASSES = {"headerlink", "anchor-link", "zeroclipboard-container", "clipboard-copy-txt"}
+# Heading permalinks (the site's and the notebook's), the notebook's copy buttons and hidden copies of cells,
+# and the hidden place of the "Try it" box, which a script fills.
+_BROWSER_ONLY_CLASSES = {"headerlink", "anchor-link", "zeroclipboard-container", "clipboard-copy-txt",
+                         "try-tokenizer"}
 _BROWSER_ONLY_TAGS = {"svg", "img", "style", "script"}
 
 

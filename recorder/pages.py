@@ -80,6 +80,12 @@ class Recorded:
         return self.values[name]
 
 
+def in_prose_style(value: str) -> str:
+    """A whole number as the prose writes every number, with thousands separators (50256 as 50,256), whatever
+    the output printed; any other value as printed, a Python list of ids included."""
+    return f"{int(value):,}" if re.fullmatch(r"[0-9]+", value) else value
+
+
 def recorded(project: Project, repository: Repository | None = None,
              manifest: dict[str, dict[str, Any]] | None = None) -> Recorded:
     """What the pages of `project` may read; a record run passes the manifest it has read already."""
@@ -97,7 +103,7 @@ def recorded(project: Project, repository: Repository | None = None,
             except RecorderError as error:
                 unreadable |= dict.fromkeys(qualified, str(error))
                 continue
-            values |= {f"{part}/{name}": value for name, value in read.items()}
+            values |= {f"{part}/{name}": in_prose_style(value) for name, value in read.items()}
     return replace(found, values=values, unreadable=unreadable)
 
 

@@ -2,7 +2,8 @@
 
 The pages' directives are rendered by the Markdown extension `recorder.render`, which Zensical runs too. This
 plugin adds what MkDocs alone has: the companion notebooks as pages (mkdocs-jupyter), each part in llms.txt,
-the links back to the repository from GITHUB_*, and the snippets' sources and the manifest inside the site.
+the links back to the repository from GITHUB_*, and the snippets' sources, the manifest and the pinned
+tokenizer files (for Part 1's "Try it" box) inside the site.
 It fails the build at once on any drift, with every problem listed; a preview (`mkdocs serve`) shows stale
 blocks under a warning instead. It never records: `make site` runs the record step first.
 """
@@ -25,7 +26,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
-from recorder import notebook_page, render, repository
+from recorder import notebook_page, render, repository, tokenizer_files
 from recorder.compat_page import COMPAT_DIR
 from recorder.directives import parse
 from recorder.errors import RecorderError
@@ -62,6 +63,7 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
             self.parts = {part.name: part for part in self.project.parts()}
             self.repository = self._repository(config)
             self.site = render.state(root, preview=self.previewing)
+            self.tokenizer_files = tokenizer_files.verified()
         except RecorderError as error:
             raise PluginError(str(error)) from None
         if not self.previewing and (message := render.failure(self.site)):
@@ -85,14 +87,17 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         return self.project.docs_dir.resolve().relative_to(self.project.root).as_posix()
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
-        """Publish the snippet sources, so each output can link to the file that printed it, and the
-        manifest, so tools can read every output's record; list each part in llms.txt."""
+        """Publish the snippet sources, so each output can link to the file that printed it, the
+        manifest, so tools can read every output's record, and the pinned tokenizer files, for the
+        tokenizer that runs in the page; list each part in llms.txt."""
         root = self.project.root
         for path in sorted((root / SNIPPETS_DIR).rglob("*.py")):
             files.append(File.generated(config, path.relative_to(root).as_posix(), abs_src_path=str(path)))
         manifest = root / OUTPUTS_DIR / MANIFEST_NAME
         if manifest.is_file():  # a preview may run before anything was recorded
             files.append(File.generated(config, f"{OUTPUTS_DIR}/{MANIFEST_NAME}", abs_src_path=str(manifest)))
+        for published in self.tokenizer_files:
+            files.append(File.generated(config, published.site_path, abs_src_path=str(published.source)))
         self.list_parts_in_llms_txt(config)
         return files
 
@@ -126,7 +131,11 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
     def on_page_context(self, context: dict[str, Any], *, page: Page, config: MkDocsConfig,
                         nav: Navigation) -> dict[str, Any]:
         """The links the theme's overrides show: a part's notebook, the page's file at the built commit,
-        and Colab for a notebook."""
+        Colab for a notebook, and the pinned tokenizer files with their digests, for a page that runs the
+        tokenizer (overrides/main.html)."""
+        context["tokenizer_files"] = {published.name: {"url": get_relative_url(published.site_path, page.url),
+                                                       "integrity": published.integrity}
+                                      for published in self.tokenizer_files}
         part = self.parts.get(page.file.src_uri.removesuffix(".md"))
         if part is not None:
             context["notebook_url"] = get_relative_url(part.notebook.removesuffix(".ipynb") + "/", page.url)

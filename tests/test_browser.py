@@ -34,6 +34,9 @@ ARTIFACTS = ROOT / "test-artifacts"
 SEARCH_INDEX = "/search/search_index.json"
 DOCS = ROOT / "docs"
 PHONE = {"width": 390, "height": 844}
+# The pinned tokenizer's ids for the texts the "Try it" box must tokenize alike, one JSON object a line.
+HARD_CASES = ROOT / "outputs" / "tokenization" / "hard_cases.txt"
+MERGE_STEPS = ROOT / "outputs" / "tokenization" / "merge_steps.txt"
 MANIFEST = json.loads((ROOT / "outputs" / "manifest.json").read_text(encoding="utf-8"))["snippets"]
 PARTS = Project.load(ROOT).parts()
 
@@ -326,6 +329,8 @@ def test_palette_toggle_switches_to_dark_and_back(visit: Visit) -> None:
     page.wait_for_selector(scheme.format("default"))
 
 
+AXE_RUN = "async ([context, options]) => (await axe.run(context, options)).violations"
+
 FOUND = """path => [...document.querySelectorAll(".md-search-result__item > a")]
     .some(link => new URL(link.href).pathname === path)"""
 
@@ -400,10 +405,95 @@ def test_each_page_loads_cleanly_with_no_serious_accessibility_violation_in_ligh
         page.add_script_tag(path=str(AXE))
         # The palette changes colours and nothing else: dark mode runs only the rules that weigh colours.
         options = {"resultTypes": ["violations"]} | ({} if scheme == "light" else {"runOnly": COLOUR_RULES})
-        violations = page.evaluate("async options => (await axe.run(document, options)).violations", options)
+        violations = []
+        if page.locator(".try-tokenizer, .try-tokenizer__box").count():  # the "Try it" box before use, then in use
+            violations += page.evaluate(AXE_RUN, [".try-tokenizer__box", options])
+            use_the_tokenizer_box(page)
+            page.locator(".try-tokenizer__token").nth(1).click()
+        violations += page.evaluate(AXE_RUN, ["html", options])
         serious += [f"{scheme}: {v['id']} ({v['impact']}): {v['help']} at {[node['target'] for node in v['nodes']]}"
                     for v in violations if v["impact"] in ("serious", "critical")]
     assert any(url.endswith(SEARCH_INDEX) for url in visit.requests), "the search index was requested"
     assert visit.remote_requests() == []
     assert visit.errors == []
     assert not serious, "\n".join(serious)
+
+
+def use_the_tokenizer_box(page: Page) -> Locator:
+    """Start the "Try it" box as a reader does, by scrolling to it and moving into its text: the box's text, once
+    it shows tokens. The box is built when the reader comes near its place, a hidden placeholder."""
+    page.locator(".try-tokenizer, .try-tokenizer__box").evaluate(
+        "place => (place.hidden ? place.previousElementSibling : place).scrollIntoView()")
+    expect(page.locator(".try-tokenizer__box")).to_be_visible()
+    text = page.get_by_role("textbox", name=re.compile("GPT-2's tokenizer"))
+    text.focus()
+    expect(page.locator(".try-tokenizer__token").first).to_be_visible()
+    return text
+
+
+def counted(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_every_hard_case(visit: Visit) -> None:
+    """Each recorded case, typed into the box, shows the very ids the pinned tokenizer gave, counted alike."""
+    cases = [json.loads(line) for line in HARD_CASES.read_text(encoding="utf-8").split("\n") if line]
+    page = visit.open("tokenization/")
+    assert not [url for url in visit.requests if "/tokenizer/" in url], "the files load only once the box is used"
+    text = use_the_tokenizer_box(page)
+    ids, counts, tokens = (page.locator(f".try-tokenizer__{part}") for part in ("ids", "counts", "token"))
+    assert [text.input_value(), json.loads(ids.inner_text())] == [cases[0]["text"], cases[0]["ids"]], \
+        "the box starts with Part 2's prompt, tokenized"
+    disagreements = []
+    for case in cases:
+        text.fill(case["text"])
+        shown = {"ids": json.loads(ids.inner_text()), "pieces": tokens.count(), "counts": counts.inner_text()}
+        expected = {"ids": case["ids"], "pieces": len(case["ids"]), "counts": f"{counted(len(case['ids']), 'token')} "
+                    f"from {counted(len(case['text'].encode('utf-8')), 'UTF-8 byte')}"}
+        if shown != expected:
+            disagreements.append(f"{case['text']!r}:\n  the box    {shown}\n  the pinned {expected}")
+    assert not disagreements, "\n".join(disagreements)
+    assert visit.errors == [] and visit.remote_requests() == []
+    visit.page.set_viewport_size(PHONE)
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], "a long text's tokens wrap inside a phone's width"
+
+
+def test_the_try_it_box_works_by_keyboard_and_shows_the_merges_that_built_a_token(visit: Visit) -> None:
+    """Tab reaches the tokens, arrows move between them with each id shown, Enter picks one and shows its merges:
+    for " ChatGPT", the steps the page's recorded figure shows. A screen reader hears the count."""
+    recorded = MERGE_STEPS.read_text(encoding="utf-8")
+    steps = re.findall(r"^(rank \d+: \S+ \+ \S+)", recorded, re.M)
+    page = visit.open("tokenization/")
+    text = use_the_tokenizer_box(page)
+    text.fill(" ChatGPT")
+    page.keyboard.press("Tab")
+    tokens = page.locator(".try-tokenizer__token")
+    expect(tokens.first).to_be_focused()
+    shown = []
+    for keys in (["Enter"], ["End", "Enter"]):  # the first token, then the last
+        for key in keys:
+            page.keyboard.press(key)
+            focused = page.locator(".try-tokenizer__token:focus")
+            assert focused.locator(".try-tokenizer__id").bounding_box()["width"] > 2, "its id shows on focus"
+        shown += page.locator(".try-tokenizer__merges li").all_inner_texts()
+    picked = sorted(shown, key=lambda step: int(re.search(r"rank ([\d,]+)", step)[1].replace(",", "")))
+    assert [step.split(" → ")[0].replace(",", "") for step in picked] == steps
+    expect(page.get_by_role("status")).to_have_text(f"{counted(tokens.count(), 'token')} from "
+                                                    f"{counted(len(' ChatGPT'.encode()), 'UTF-8 byte')}")
+
+
+def test_the_try_it_box_refuses_a_tokenizer_file_unlike_the_pinned_one(visit: Visit) -> None:
+    """The browser checks each file against its pinned sha256: a changed vocab.json gives no tokens, and says so."""
+    page = visit.page
+    page.route("**/tokenizer/vocab.json", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=route.fetch().text().replace('"the": ', '"teh": ')))
+    try:
+        visit.open("tokenization/")
+        page.locator(".try-tokenizer").evaluate("place => place.previousElementSibling.scrollIntoView()")
+        page.get_by_role("textbox", name=re.compile("GPT-2's tokenizer")).focus()
+        expect(page.locator(".try-tokenizer__counts")).to_contain_text("could not be loaded")
+        assert page.locator(".try-tokenizer__token").count() == 0
+    finally:
+        page.unroute("**/tokenizer/vocab.json")
+    visit.errors.clear()  # the browser reports the refused file as a console error, as it should

@@ -12,7 +12,7 @@ from xml.etree import ElementTree
 import pytest
 from mkdocs.utils.meta import get_data
 
-from recorder.pages import SVG_NAMESPACE, UnsafeFigure, accessible_svg, checked_svg
+from recorder.pages import SVG_NAMESPACE, UnsafeFigure, accessible_svg, checked_svg, in_prose_style
 from recorder.project import Part, Project
 from recorder.snippets import discover
 from support import ROOT, build, edit, snapshot, with_values
@@ -118,7 +118,7 @@ def test_shape_flow_caption_quotes_the_ids_and_shapes_the_model_snippets_printed
     rows, width = re.match(r"([\d,]+) × (\d+) =", recorded(beside(shape_flow, "parameter_count"))).groups()
     quoted = [*json.loads(recorded(beside(shape_flow, "prompt_token_ids")).splitlines()[0]), rows, width,
               recorded_shape(beside(shape_flow, "lookup_equals_layer"))]
-    missing = [value for value in map(str, quoted) if value not in caption]
+    missing = [value for value in (in_prose_style(str(quoted_value)) for quoted_value in quoted) if value not in caption]
     assert not missing, f"the caption does not quote {missing}: {caption}"
 
 

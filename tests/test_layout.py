@@ -25,6 +25,7 @@ RECORDER = {
     "published": "record",
     "store": "record",
     "project": "record",
+    "tokenizer_files": "record",
     "directives": "pages",
     "pages": "pages",
     "provenance": "pages",

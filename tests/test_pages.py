@@ -16,12 +16,14 @@ from mkdocs.utils.meta import get_data
 
 from recorder import store
 from recorder.directives import Example, Figure, Listing, parse
-from recorder.pages import SVG_NAMESPACE, PageError, highlighted_lines, recorded, render_output
+from recorder.pages import (SVG_NAMESPACE, PageError, highlighted_lines, in_prose_style, recorded,
+                            render_output)
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256, short
 from recorder.project import Part, Project
 from recorder.provenance import Origin
 from recorder.render import prepare
 from recorder.repository import Repository
+from recorder.values import templates
 from recorder.snippets import pins
 from support import ROOT, converted, with_values
 
@@ -150,6 +152,23 @@ def test_an_unknown_value_lists_its_part_s_values_and_the_file_that_declares_the
     for name in [*declared, *BUILT_IN]:
         assert name in str(error.value), f"the error does not list `{name}`, which a page may quote"
     assert f"Declare it in snippets/{part.name}/values.yml" in str(error.value)
+
+
+@pytest.mark.parametrize(("printed", "shown"), [("50256", "50,256"), ("1000", "1,000"), ("999", "999"),
+                                               ("50,257", "50,257"), ("[25423, 318]", "[25423, 318]"),
+                                               ("²³", "²³"), ("3.14159", "3.14159")])
+def test_a_whole_number_value_reads_with_thousands_separators_and_any_other_as_printed(printed: str, shown: str) -> None:
+    """One style for the numbers of the prose, whatever the snippet printed."""
+    assert in_prose_style(printed) == shown
+
+
+def test_a_value_a_snippet_printed_as_a_whole_number_reads_in_the_prose_style() -> None:
+    printed = {f"{part.name}/{name}": value for part in PARTS for template in templates(ROOT, part.name)
+               for name, value in template.read(SHOWN.output(f"{part.name}/{template.output}")).items()}
+    whole = {name: value for name, value in printed.items() if value.isdigit() and int(value) >= 1000}
+    assert whole, "no value was printed as a bare whole number of four digits or more: this checks nothing"
+    for name, value in whole.items():
+        assert converted(f"It is {{{{ value {name} }}}}.\n", SHOWN) == f"<p>It is {int(value):,}.</p>"
 
 
 @pytest.mark.parametrize("name", BUILT_IN)

