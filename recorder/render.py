@@ -24,7 +24,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from collections.abc import Callable
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import Element, SubElement
@@ -40,12 +40,12 @@ from recorder import compat_page, notebook, repository, store
 from recorder.compat_page import COMPAT_DIR, CompatError
 from recorder.directives import (Block, Compatibility, Directive, Example, Figure, Listing, Parts, Provenance, Value,
                                  parse)
-from recorder.errors import RecorderError
 from recorder.pages import PageError, Recorded, check_include, fence, recorded, render_figure, render_output, visible
 from recorder.pinned import OUTPUTS_DIR, SNIPPETS_DIR
 from recorder.project import CONFIG_FILE, NOTEBOOKS_DIR, Project
 from recorder.provenance import record_table
 from recorder.values import VALUES_FILE
+
 
 @dataclass(frozen=True)
 class Site:
@@ -76,7 +76,7 @@ def state(root: Path, *, preview: bool = False) -> Site:
     return _state(root, digest.hexdigest(), found, preview)
 
 
-@cache
+@lru_cache(maxsize=4)  # a preview computes a state per edit
 def _state(root: Path, digest: str, found: repository.Repository | None, preview: bool) -> Site:
     project = Project.load(root)
     shown = recorded(project, found)
