@@ -52,9 +52,11 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         if EXTENSION not in config.markdown_extensions:
             raise PluginError(f"mkdocs.yml lists the `{PLUGIN}` plugin but not the `{EXTENSION}` Markdown extension, "
                               f"which renders the pages' directives: add `- {EXTENSION}` under `markdown_extensions:`.")
-        # The extension's options and the snippets' base path, from the project's folder wherever MkDocs runs.
+        # The extension's options and the snippets' base path, from the project's folder wherever MkDocs runs;
+        # the project's fingerprint once for the build, not for each page (a preview's rebuild takes it anew).
+        content = render.fingerprint(root)
         config.mdx_configs[EXTENSION] = {**config.mdx_configs.get(EXTENSION, {}), "project": str(root),
-                                         "preview": self.previewing, "notebook_links": False}
+                                         "preview": self.previewing, "notebook_links": False, "content": content}
         snippets = config.mdx_configs.get("pymdownx.snippets", {})
         bases = snippets.get("base_path", ["."])
         snippets["base_path"] = [str(root / base) for base in ([bases] if isinstance(bases, str) else bases)]
@@ -62,7 +64,7 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
             self.project = Project(root, config, self.config)
             self.parts = {part.name: part for part in self.project.parts()}
             self.repository = self._repository(config)
-            self.site = render.state(root, preview=self.previewing)
+            self.site = render.state(root, preview=self.previewing, content=content)
             self.tokenizer_files = tokenizer_files.verified()
         except RecorderError as error:
             raise PluginError(str(error)) from None

@@ -66,14 +66,20 @@ def inputs(root: Path) -> list[Path]:
     return found
 
 
-def state(root: Path, *, preview: bool = False) -> Site:
-    """The project's state, computed once per content of its files (and of the repository's variables)."""
+def fingerprint(root: Path) -> str:
+    """The content of every file the rendered pages depend on, as one digest."""
     digest = hashlib.sha256()
     for path in inputs(root):
         digest.update(f"{path.relative_to(root)}\0{path.stat().st_size}\0".encode())
         digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def state(root: Path, *, preview: bool = False, content: str = "") -> Site:
+    """The project's state, computed once per content of its files (`content`, its fingerprint, when the caller
+    has just taken it) and of the repository's variables."""
     found = repository.from_environment(os.environ)
-    return _state(root, digest.hexdigest(), found, preview)
+    return _state(root, content or fingerprint(root), found, preview)
 
 
 @lru_cache(maxsize=4)  # a preview computes a state per edit
@@ -190,6 +196,8 @@ class RecordedOutputs(Extension):
             "project": [".", "the project's folder, which holds mkdocs.yml (default: the working folder)"],
             "preview": [False, "show a stale output under a warning instead of failing the conversion"],
             "notebook_links": [True, "offer a part's companion notebook as a download under its page's title"],
+            "content": ["", "the project's fingerprint for the whole build, taken when it started (MkDocs' plugin "
+                            "does); empty: taken anew for each page"],
         }
         super().__init__(**kwargs)
 
@@ -207,7 +215,7 @@ class RecordedOutputs(Extension):
         """What the page may show, once the project is found up to date (or while previewing); read when a page
         is converted, not when the extension is made: MkDocs makes one to check its options."""
         preview = self.getConfig("preview")
-        site = state(Path(self.getConfig("project")).resolve(), preview=preview)
+        site = state(Path(self.getConfig("project")).resolve(), preview=preview, content=self.getConfig("content"))
         if not preview and (message := failure(site)):
             raise PageError(message)
         return site.recorded

@@ -188,8 +188,13 @@ def source_hashes(snippet: Snippet, root: Path) -> dict[str, str]:
 
 def pins(root: Path) -> dict[str, str]:
     """`NAME==VERSION` by canonical package name, from requirements.txt; other lines are not pins."""
+    return dict(_pins((root / REQUIREMENTS).read_text(encoding="utf-8")))
+
+
+@cache
+def _pins(requirements: str) -> tuple[tuple[str, str], ...]:  # read once per content: each notebook asks
     found: dict[str, str] = {}
-    for line in (root / REQUIREMENTS).read_text(encoding="utf-8").splitlines():
+    for line in requirements.splitlines():
         line = line.partition("#")[0].strip()
         try:
             requirement = Requirement(line)  # pip's options (-e, --extra-index-url...) are not requirements
@@ -198,7 +203,7 @@ def pins(root: Path) -> dict[str, str]:
         specifiers = list(requirement.specifier)
         if len(specifiers) == 1 and specifiers[0].operator == "==":
             found[canonicalize_name(requirement.name)] = f"{requirement.name}=={specifiers[0].version}"
-    return found
+    return tuple(found.items())
 
 
 def pins_providing(pinned: Mapping[str, str], module: str, importer: str) -> list[str]:
