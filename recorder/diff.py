@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import difflib
 import html
-import json
 import re
 import subprocess
 from pathlib import Path
@@ -46,9 +45,7 @@ def at_ref(root: Path, ref: str) -> Outputs:
 
     manifest = read(MANIFEST_NAME)
     try:
-        entries = {} if manifest is None else json.loads(manifest)["snippets"]
-        if not isinstance(entries, dict) or not all(isinstance(entry, dict) for entry in entries.values()):
-            raise TypeError("its snippets are not an entry per snippet name")
+        entries = {} if manifest is None else store.parse_manifest(manifest)
     except (ValueError, KeyError, TypeError) as error:
         raise DiffError(f"{ref}:{OUTPUTS_DIR}/{MANIFEST_NAME} is not a valid manifest ({error}). "
                         "Compare with another commit: `python -m recorder diff REF`.") from None

@@ -1,10 +1,11 @@
 """A page's directives, parsed once into typed values before anything renders the page.
 
 Block directives stand alone on their line; `value` is inline (see CONTRIBUTING.md, "Edit prose"):
-`{{ code FILE:SECTION }}`, `{{ example FILE:SECTION }}` (with `highlight=SUBSECTION` after the
-section), `{{ figure FILE "ALT" }}` (ALT may quote values), `{{ provenance }}`, `{{ compatibility }}`,
-`{{ value NAME }}`. The companion notebook reads its blocks from here; the page's conversion
-(recorder/page_markdown.py) renders from here.
+`{{ code PART/FILE:SECTION }}`, `{{ example PART/FILE:SECTION }}` (with `highlight=SUBSECTION` after
+the section), `{{ figure PART/FILE "ALT" }}` (ALT may quote values), `{{ provenance }}`,
+`{{ compatibility }}`, `{{ parts }}`, `{{ value PART/NAME }}`. A directive names its part itself: a
+Markdown extension sees neither the page's path nor its front matter. The companion notebook reads its
+blocks from here; the page's conversion (recorder/render.py) renders from here.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from dataclasses import dataclass
 
 from recorder.pages import PageError
 
-_FILE = r"(?P<file>[a-z][a-z0-9_]*\.py)"
+_FILE = r"(?P<file>[a-z][-a-z0-9_]*/[a-z][a-z0-9_]*\.py)"
 _SECTION = r"[a-z][-_0-9a-z]*"
 _ARGUMENT = re.compile(_FILE + rf"(?::(?P<section>{_SECTION}))?(?:[ \t]+highlight=(?P<highlight>{_SECTION}))?$")
 _FIGURE_ARGUMENT = re.compile(_FILE + r'[ \t]+"(?P<alt>[^"\n]+)"$')
-_VALUE_NAME = re.compile(r"[a-z][a-z0-9_]*$")
+_VALUE_NAME = re.compile(r"(?:[a-z][-a-z0-9_]*/)?[a-z][a-z0-9_]*$")
 # Python-Markdown has no pass that only parses, so code is recognised here (fences and code spans,
 # which a page uses to show the syntax itself); PreparedPage.check then proves the conversion used
 # exactly the directives found here.
@@ -49,7 +50,7 @@ class Block:
 class Listing(Block):
     """A code block of a snippet section, with the lines of `highlight` highlighted."""
 
-    file: str  # in snippets/, e.g. "token-embeddings/row_lookup.py" for `row_lookup.py` on token-embeddings.md
+    file: str  # in snippets/, e.g. "token-embeddings/row_lookup.py"
     section: str | None  # None: the whole file
     highlight: str | None
 
@@ -84,13 +85,18 @@ class Compatibility(Block):
     """`{{ compatibility }}`: the table of compat/results.json."""
 
 
-Directive = Code | Example | Figure | Provenance | Compatibility | Value
+class Parts(Block):
+    """`{{ parts }}`: the parts, as the navigation names and orders them, each with its page's description."""
+
+
+Directive = Code | Example | Figure | Provenance | Compatibility | Parts | Value
 _LISTINGS: dict[str, type[Code | Example]] = {"code": Code, "example": Example}
-_TABLES: dict[str, type[Provenance | Compatibility]] = {"provenance": Provenance, "compatibility": Compatibility}
+_TABLES: dict[str, type[Provenance | Compatibility | Parts]] = {
+    "provenance": Provenance, "compatibility": Compatibility, "parts": Parts}
 
 
-def parse(markdown: str, page: str) -> list[Directive]:
-    """Every directive of `markdown` (the page `page`) outside code, in page order, validated."""
+def parse(markdown: str) -> list[Directive]:
+    """Every directive of `markdown` outside code, in page order, validated."""
     lines = markdown.split("\n")  # as Python-Markdown splits it, so `line` numbers its lines
     fenced = _fenced(lines)
     found: list[Directive] = []
@@ -100,7 +106,7 @@ def parse(markdown: str, page: str) -> list[Directive]:
             if body is not None:  # not a code span
                 before, after = line[:token.start()], line[token.end():]
                 alone = not before.strip(" \t") and not after.strip(" \t")
-                found.append(_directive(body, token.group(0), page, number, before if alone else None))
+                found.append(_directive(body, token.group(0), number, before if alone else None))
     return found
 
 
@@ -119,45 +125,40 @@ def _fenced(lines: list[str]) -> set[int]:
     return fenced
 
 
-def _directive(body: str, text: str, page: str, line: int, indent: str | None) -> Directive:
+def _directive(body: str, text: str, line: int, indent: str | None) -> Directive:
     """The directive `text` (`{{ body }}`); `indent` is None unless it stands alone on its line."""
     kind, _, argument = body.strip().partition(" ")
     argument = argument.strip()
     if kind == "value":
         if not _VALUE_NAME.match(argument):
-            raise PageError(f"`{{{{ value {argument} }}}}` needs a value name.")
+            raise PageError(f"`{{{{ value {argument} }}}}` needs PART/NAME, a value of a part's values.yml, "
+                            "or a built-in value's name.")
         return Value(text, argument)
     if kind not in (*_LISTINGS, "figure", *_TABLES):
         raise PageError(f"unknown directive `{{{{{body}}}}}`. "
-                        "Use code, example, figure, provenance, compatibility or value.")
+                        "Use code, example, figure, provenance, compatibility, parts or value.")
     if indent is None:
         raise PageError(f"`{{{{ {kind} ... }}}}` must stand alone on its own line.")
     if kind in _TABLES:
         if argument:
             raise PageError(f"`{{{{ {kind} {argument} }}}}` takes nothing: write `{{{{ {kind} }}}}`.")
         return _TABLES[kind](text, line, indent)
-    folder = f"{part_of(page)}/"  # a page names the files of its own part's folder
     if kind == "figure":
         if (figure := _FIGURE_ARGUMENT.match(argument)) is None:
-            raise PageError(f'`{{{{ figure {argument} }}}}` needs FILE.py "alt text".')
-        return Figure(text, line, indent, folder + figure["file"], _alt(figure["alt"], page, line))
+            raise PageError(f'`{{{{ figure {argument} }}}}` needs PART/FILE.py "alt text".')
+        return Figure(text, line, indent, figure["file"], _alt(figure["alt"], line))
     if (parsed := _ARGUMENT.match(argument)) is None:
-        raise PageError(f"`{{{{ {kind} {argument} }}}}` needs FILE.py or FILE.py:SECTION, "
+        raise PageError(f"`{{{{ {kind} {argument} }}}}` needs PART/FILE.py or PART/FILE.py:SECTION, "
                         "optionally followed by highlight=SUBSECTION.")
-    return _LISTINGS[kind](text, line, indent, folder + parsed["file"], parsed["section"], parsed["highlight"])
+    return _LISTINGS[kind](text, line, indent, parsed["file"], parsed["section"], parsed["highlight"])
 
 
-def part_of(page: str) -> str:
-    """The part a page is: its path in docs/ without `.md`, which names its folder of snippets/."""
-    return page.removesuffix(".md")
-
-
-def _alt(alt: str, page: str, line: int) -> tuple[str | Value, ...]:
+def _alt(alt: str, line: int) -> tuple[str | Value, ...]:
     """A figure's ALT as its text and the values it quotes; any other directive there is an error."""
     parts: list[str | Value] = []
     end = 0
     for token in _INNER.finditer(alt):
-        value = _directive(token.group("body"), token.group(0), page, line, indent=None)
+        value = _directive(token.group("body"), token.group(0), line, indent=None)
         assert isinstance(value, Value), "any other directive must stand alone, which raised"
         parts += [alt[end:token.start()], value]
         end = token.end()

@@ -4,14 +4,15 @@ includes them, under each example its recorded output. The build reports one tha
 from __future__ import annotations
 
 import ast
-import json
-import os
+import builtins
 import re
+import symtable
 import sys
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import nbformat
 from markdown import Markdown
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils.meta import get_data
@@ -33,26 +34,48 @@ def load(root: Path) -> tuple[Project, Recorded]:
 def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
     """The notebook of `part`, as `make record` writes it and the build expects it."""
     markdown = get_data((project.docs_dir / part.page).read_text(encoding="utf-8"))[0]
-    blocks = [directive for directive in parse(markdown, part.page) if isinstance(directive, Listing)]
+    blocks = [directive for directive in parse(markdown) if isinstance(directive, Listing)]
     section = _section_reader(project.config, recorded.root)  # checks each include, before _imports reads it
     examples = [_cell(section(block), f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}",
                       [{"output_type": "stream", "name": "stdout", "text": recorded.output(block.name)}]
                       if isinstance(block, Example) else [])
                 for number, block in enumerate(blocks, 1)]
     imports, pins = _imports(recorded.root, blocks)
+    _check_runs(part, ["\n".join(imports), *(cell["source"] for cell in examples)], blocks)
     introduction = _introduction(markdown, recorded, blocks)
     cells = [{"cell_type": "markdown", "id": "about", "metadata": {}, "source": introduction},
              _cell("%pip install " + " ".join(pins), "install"), _cell("\n".join(imports), "imports"), *examples]
     notebook = {"nbformat": 4, "nbformat_minor": 5, "cells": cells, "metadata": {
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
         "language_info": {"name": "python"}}}
-    # As nbformat writes a notebook (its schema is checked by the tests): texts as lists of lines, keys sorted.
-    for cell in cells:
-        cell["source"] = cell["source"].splitlines(keepends=True)
-        for output in cell.get("outputs", []):
-            output["text"] = output["text"].splitlines(keepends=True)
-    text = json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False, separators=(",", ": "))
-    return f"{text}\n".encode()
+    return f"{nbformat.writes(nbformat.from_dict(notebook))}\n".encode()  # its schema is checked by the tests
+
+
+class NotebookError(RecorderError):
+    """A page whose code would not run top to bottom as its notebook; the message names the page, the name and the fix."""
+
+
+def _check_runs(part: Part, sources: list[str], blocks: list[Listing]) -> None:
+    """Refuse a page whose shown code, run cell after cell, would use a name that no cell before defines: a reader's
+    notebook would stop there, though each snippet runs on its own."""
+    known = set(dir(builtins))
+    for number, source in enumerate(sources):
+        table = symtable.symtable(source, f"cell {number}", "exec")
+        defined = {symbol.get_name() for symbol in table.get_symbols() if symbol.is_assigned() or symbol.is_imported()}
+        if missing := sorted(_globals_used(table) - known - defined):
+            block = blocks[number - 1]
+            shown = f"{SNIPPETS_DIR}/{block.file}" + (f":{block.section}" if block.section else "")
+            raise NotebookError(f"docs/{part.page}: its notebook would stop at `{shown}`: name `{missing[0]}` is "
+                                "defined by no block the page shows before it. Show the lines that define it first "
+                                "(a `{{ code ... }}` directive), or widen that block's section to include them.")
+        known |= defined
+
+
+def _globals_used(table: symtable.SymbolTable) -> set[str]:
+    """The global names a cell's code reads, in its functions and comprehensions too."""
+    found = {symbol.get_name() for symbol in table.get_symbols() if symbol.is_referenced() and (
+        symbol.is_global() if table.get_type() != "module" else not (symbol.is_assigned() or symbol.is_imported()))}
+    return found.union(*(_globals_used(child) for child in table.get_children()))
 
 
 def _cell(source: str, cell_id: str, outputs: list[dict[str, str]] | None = None) -> dict[str, Any]:
@@ -122,8 +145,8 @@ def _section_reader(config: MkDocsConfig, root: Path) -> Callable[[Listing], str
     """Reads a block's code exactly as the page's `--8<--` include does, with its settings."""
     settings = dict(config.mdx_configs.get("pymdownx.snippets", {}))
     bases = settings.get("base_path", ["."])
-    # As pymdownx.snippets resolves them: `!relative $config_dir/...` or relative to the working folder.
-    settings["base_path"] = [os.path.abspath(base) for base in ([bases] if isinstance(bases, str) else bases)]
+    # From the project's folder, where the build runs (and MkDocs' plugin resolves them).
+    settings["base_path"] = [str(root / base) for base in ([bases] if isinstance(bases, str) else bases)]
     reader = Markdown(extensions=["pymdownx.snippets"],
                       extension_configs={"pymdownx.snippets": settings}).preprocessors["snippet"]
     # The lines between the fences of the block the page shows.

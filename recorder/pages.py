@@ -21,6 +21,7 @@ from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
 from recorder.project import Project
 from recorder.repository import Repository
 from recorder.snippets import pins
+from recorder.values import VALUES_FILE, templates
 
 # The marker pattern pymdownx.snippets itself uses, so line numbers count what it includes.
 _SECTION_MARKER = SnippetPreprocessor.RE_SNIPPET_SECTION
@@ -48,24 +49,16 @@ class UnsafeFigure(PageError):
 
 @dataclass(frozen=True)
 class Recorded:
-    """What a page may read: the manifest, the outputs, its named values, and where the repository is."""
+    """What a page may read: the manifest, the outputs, the values, and where the repository is."""
 
     root: Path
     manifest: dict[str, dict[str, Any]]
-    stale: dict[str, str]  # snippet name -> why its output is stale (only while previewing)
+    stale: Mapping[str, str] = field(default_factory=dict)  # snippet name -> why its output is stale (previewing)
     repository: Repository | None = None  # None: sources are linked to their copies inside the site
-    part: str = ""  # the page's part: its values read the outputs of snippets/<part>/
-    values: Mapping[str, Any] = field(default_factory=dict)  # the page's front matter `values:`
+    values: Mapping[str, str] = field(default_factory=dict)  # "<part>/<name>" -> the text its template read
+    unreadable: Mapping[str, str] = field(default_factory=dict)  # "<part>/<name>" -> why it could not be read
     builtins: Mapping[str, str] = field(default_factory=dict)  # values every page may quote
     parts: Mapping[str, str] = field(default_factory=dict)  # part -> its title, in the navigation's order
-
-    def for_page(self, part: str, values: Any) -> Recorded:
-        """What the page of `part`, declaring `values` in its front matter, may read."""
-        if not isinstance(values, dict) or any(not isinstance(spec, dict) or set(spec) != {"output", "pattern"}
-                                               for spec in values.values()):
-            raise PageError("each entry of `values:` in the front matter needs exactly `output` (a snippet "
-                            "of the page's folder) and `pattern` (a regular expression with one group).")
-        return replace(self, part=part, values=values)
 
     def output(self, name: str) -> str:
         path = store.output_path(self.root, name)
@@ -75,18 +68,16 @@ class Recorded:
         return path.read_text(encoding="utf-8", errors="replace")
 
     def value(self, name: str) -> str:
-        if name in self.builtins and name not in self.values:
+        if name in self.builtins:
             return self.builtins[name]
-        if (spec := self.values.get(name)) is None:
-            known = ", ".join(sorted({*self.values, *self.builtins})) or "none"
-            raise PageError(f"unknown value `{name}` (known: {known}). Declare it under `values:` in the "
-                            "page's front matter.")
-        output = f"{self.part}/{spec['output']}"
-        match = re.search(spec["pattern"], self.output(output), re.M)
-        if match is None or match.re.groups != 1:
-            raise PageError(f"value `{name}`: pattern {spec['pattern']!r} (one group) finds nothing in {OUTPUTS_DIR}/"
-                            f"{output}.txt. Fix the pattern in the page's front matter to match that output.")
-        return in_prose_style(match.group(1))
+        if name in self.unreadable:
+            raise PageError(self.unreadable[name])
+        if name not in self.values:
+            part = name.partition("/")[0]
+            known = ", ".join(sorted(known for known in self.values if known.startswith(f"{part}/"))) or "none"
+            raise PageError(f"unknown value `{name}` (known in {part}: {known}; built in: "
+                            f"{', '.join(self.builtins)}). Declare it in {SNIPPETS_DIR}/{part}/{VALUES_FILE}.")
+        return self.values[name]
 
 
 def in_prose_style(value: str) -> str:
@@ -101,8 +92,19 @@ def recorded(project: Project, repository: Repository | None = None,
     manifest = store.read_manifest(project.root) if manifest is None else manifest
     transformers = pins(project.root).get("transformers", "transformers==?").partition("==")[2]
     builtins = {"pinned_model": MODEL_ID, "pinned_revision": REVISION, "pinned_transformers": transformers}
-    return Recorded(project.root, manifest, {}, repository, builtins=builtins,
-                    parts={part.name: part.name for part in project.parts()})
+    parts = {part.name: part.title for part in project.parts()}
+    found = Recorded(project.root, manifest, repository=repository, builtins=builtins, parts=parts)
+    values, unreadable = {}, {}
+    for part in parts:
+        for template in templates(project.root, part):
+            qualified = [f"{part}/{name}" for name in template.names]
+            try:
+                read = template.read(found.output(f"{part}/{template.output}"))
+            except RecorderError as error:
+                unreadable |= dict.fromkeys(qualified, str(error))
+                continue
+            values |= {f"{part}/{name}": in_prose_style(value) for name, value in read.items()}
+    return replace(found, values=values, unreadable=unreadable)
 
 
 def check_include(root: Path, file: str, section: str | None) -> list[tuple[str, str] | None]:

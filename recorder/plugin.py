@@ -1,16 +1,18 @@
-"""The MkDocs plugin `recorded-outputs`: embed recorded outputs in pages, and refuse to build on any drift.
+"""The MkDocs plugin `recorded-outputs`: what only MkDocs offers around the pages that `recorder.render` renders.
 
-A build fails when a snippet changed since its output was recorded, an output or a companion notebook
-was edited by hand or not regenerated, an output is left that no snippet owns, or a page refers to
-something unrecorded; a preview (`mkdocs serve`) shows stale blocks with a warning instead. The plugin
-also finds the parts: their notebooks, their rows in the tables, their entries in llms.txt.
+The pages' directives are rendered by the Markdown extension `recorder.render`, which Zensical runs too. This
+plugin adds what MkDocs alone has: the companion notebooks as pages (mkdocs-jupyter), each part in llms.txt,
+the links back to the repository from GITHUB_*, and the snippets' sources, the manifest and the pinned
+tokenizer files (for Part 1's "Try it" box) inside the site.
+It fails the build at once on any drift, with every problem listed; a preview (`mkdocs serve`) shows stale
+blocks under a warning instead. It never records: `make site` runs the record step first.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from dataclasses import replace
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,55 +26,53 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
-from recorder import notebook, notebook_page, repository, store, tokenizer_files
+from recorder import notebook_page, render, repository, tokenizer_files
 from recorder.compat_page import COMPAT_DIR
-from recorder.directives import parse, part_of
+from recorder.directives import parse
 from recorder.errors import RecorderError
-from recorder.page_markdown import PageDirectives, PreparedPage, prepare
-from recorder.pages import PageError, Recorded, recorded
+from recorder.pages import PageError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
 from recorder.project import PLUGIN, PluginConfig, Project
-from recorder.record import record
 
 log = logging.getLogger(f"mkdocs.plugins.{PLUGIN}")
+EXTENSION = "recorder.render"
+# A link the extension writes from the top of docs/ to a snippet's copy inside the site.
+_SOURCE_LINK = re.compile(rf'href="({SNIPPETS_DIR}/[^"]+)"')
 
 
 class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
     def __init__(self) -> None:
         self.previewing = False
-        self.extension = PageDirectives()
-        self.pages: dict[str, PreparedPage] = {}  # pages converted, until their conversion is checked
-        self.early: dict[str, tuple[str, PreparedPage | None]] = {}  # pages prepared before any is built
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.previewing = command == "serve"
 
     def on_config(self, config: MkDocsConfig) -> None:
-        self.pages.clear()
-        self.early.clear()
+        root = Path(config.config_file_path).resolve().parent
+        if EXTENSION not in config.markdown_extensions:
+            raise PluginError(f"mkdocs.yml lists the `{PLUGIN}` plugin but not the `{EXTENSION}` Markdown extension, "
+                              f"which renders the pages' directives: add `- {EXTENSION}` under `markdown_extensions:`.")
+        # The extension's options and the snippets' base path, from the project's folder wherever MkDocs runs;
+        # the project's fingerprint once for the build, not for each page (a preview's rebuild takes it anew).
+        content = render.fingerprint(root)
+        config.mdx_configs[EXTENSION] = {**config.mdx_configs.get(EXTENSION, {}), "project": str(root),
+                                         "preview": self.previewing, "notebook_links": False, "content": content}
+        snippets = config.mdx_configs.get("pymdownx.snippets", {})
+        bases = snippets.get("base_path", ["."])
+        snippets["base_path"] = [str(root / base) for base in ([bases] if isinstance(bases, str) else bases)]
         try:
-            self.project = Project(Path(config.config_file_path).resolve().parent, config, self.config)
+            self.project = Project(root, config, self.config)
             self.parts = {part.name: part for part in self.project.parts()}
-            found, problems = self._read(config)
-            if problems and self.config.record_stale and not self.previewing:
-                record(self.project.root, report=log.info, project=self.project)
-                found, problems = self._read(config)
+            self.repository = self._repository(config)
+            self.site = render.state(root, preview=self.previewing, content=content)
             self.tokenizer_files = tokenizer_files.verified()
         except RecorderError as error:
             raise PluginError(str(error)) from None
-        if problems and not self.previewing:
-            raise PluginError("recorded outputs are out of date:\n  " + "\n  ".join(p.message for p in problems))
+        if not self.previewing and (message := render.failure(self.site)):
+            raise PluginError(message)
         # Logged below WARNING: `--strict` counts warnings and would stop the preview.
-        for problem in problems:
+        for problem in self.site.problems:
             log.info("stale output, shown with a warning: %s", problem.message)
-        self.recorded = replace(found, stale={p.snippet: p.message for p in problems})
-        # The extension renders only what on_page_markdown prepared: it means nothing without this plugin.
-        config.markdown_extensions.append(self.extension)
-
-    def _read(self, config: MkDocsConfig) -> tuple[Recorded, list[store.Problem]]:
-        """The recorded outputs, and every way they and the notebooks lag behind the sources."""
-        found = recorded(self.project, self._repository(config))
-        return found, notebook.drift(self.project, found)
 
     def _repository(self, config: MkDocsConfig) -> repository.Repository | None:
         """The repository named by the environment (see recorder/repository.py), which also gives every page
@@ -113,52 +113,22 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         sections = llmstxt.config.sections
         pages, notebooks = sections.setdefault(self.config.llms_section, []), sections.setdefault("Notebooks", [])
         listed = {next(iter(item)) if isinstance(item, dict) else item for item in [*pages, *notebooks]}
-        names = {page: title for title, page in _pages_of(config.nav or [])}
-        rank = {page: number for number, page in enumerate(names)}
-        for part in sorted(self.parts.values(), key=lambda part: rank.get(part.page, len(rank))):
+        for part in self.parts.values():
             _, meta = get_data((self.project.docs_dir / part.page).read_text(encoding="utf-8"))
             if part.page not in listed:
                 pages.append({part.page: str(meta.get("description", ""))})
             if part.notebook not in listed:
-                title = names.get(part.page) or part.name
-                notebooks.append({part.notebook: f"The examples of {title} as one notebook, with their outputs"})
+                notebooks.append({part.notebook: f"The examples of {part.title} as one notebook, with their outputs"})
 
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> None:
-        """Name each part as the navigation does, in its order, for the tables grouped by part; then
-        resolve every page's directives, so that a wrong one stops the build in moments, before the
-        pages ahead of it (and the notebooks) are rendered."""
-        titles = {page.file.src_uri: page.title for page in nav.pages}
-        order = {uri: number for number, uri in enumerate(titles)}
-        self.recorded = replace(self.recorded, parts={
-            part.name: titles.get(part.page) or part.name
-            for part in sorted(self.parts.values(), key=lambda part: order.get(part.page, len(order)))
-        })
+        """Resolve every page's directives, so that a wrong one stops the build in moments, naming its page,
+        before the pages ahead of it (and the notebooks) are rendered."""
         for file in files.documentation_pages():
-            if file.src_uri.endswith(".md"):
-                markdown, meta = get_data(file.content_string)  # as MkDocs reads the page
-                self.early[file.src_uri] = (markdown, self._prepare(markdown, meta, file.src_uri, file.url))
-
-    def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        # Notebook pages arrive here as JSON; only Markdown pages hold directives.
-        if not page.file.src_uri.endswith(".md"):
-            return markdown
-        early, prepared = self.early.pop(page.file.src_uri, (None, None))
-        if early != markdown:  # another plugin changed the page since: prepare it anew
-            prepared = self._prepare(markdown, page.meta, page.file.src_uri, page.url)
-        if prepared is not None:
-            self.extension.convert_next(prepared)  # MkDocs converts the page next
-            self.pages[page.file.src_uri] = prepared
-        return markdown
-
-    def _prepare(self, markdown: str, meta: dict[str, Any], src_uri: str, url: str) -> PreparedPage | None:
-        """What each directive of the page becomes; None for a page without any."""
-        if "{{" not in markdown:
-            return None
-        try:
-            page_recorded = self.recorded.for_page(part_of(src_uri), meta.get("values", {}))
-            return prepare(parse(markdown, src_uri), page_recorded, url)
-        except PageError as error:
-            raise PluginError(f"docs/{src_uri}: {error}") from None
+            if file.src_uri.endswith(".md") and "{{" in (markdown := get_data(file.content_string)[0]):
+                try:
+                    render.prepare(parse(markdown), self.site.recorded)
+                except PageError as error:
+                    raise PluginError(f"docs/{file.src_uri}: {error}") from None
 
     def on_page_context(self, context: dict[str, Any], *, page: Page, config: MkDocsConfig,
                         nav: Navigation) -> dict[str, Any]:
@@ -168,10 +138,10 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         context["tokenizer_files"] = {published.name: {"url": get_relative_url(published.site_path, page.url),
                                                        "integrity": published.integrity}
                                       for published in self.tokenizer_files}
-        part = self.parts.get(part_of(page.file.src_uri))
+        part = self.parts.get(page.file.src_uri.removesuffix(".md"))
         if part is not None:
             context["notebook_url"] = get_relative_url(part.notebook.removesuffix(".ipynb") + "/", page.url)
-        found = self.recorded.repository
+        found = self.repository
         if found is None:
             return context
         path = f"{self._docs_path()}/{page.file.src_uri}"
@@ -181,19 +151,16 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
             context["colab_url"] = found.colab(path)
         return context
 
-    # Before the plugins that read the page (mkdocs-llmstxt converts it to Markdown): they must not
-    # see a notebook's remote loaders, nor a page whose directives did not all render.
     @event_priority(50)
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """Links to the snippets' copies from the page (as Zensical makes every link of stashed HTML); a notebook's
+        page without its remote loaders. Before the plugins that read the page (mkdocs-llmstxt)."""
+        if not page.file.src_uri.endswith(".ipynb"):
+            return _SOURCE_LINK.sub(lambda link: f'href="{get_relative_url(link[1], page.url)}"', html)
         try:
-            if page.file.src_uri.endswith(".ipynb"):
-                return notebook_page.without_remote_loaders(notebook_page.without_styles(html))
-            prepared = self.pages.pop(page.file.src_uri, None)
-            if prepared is not None:
-                prepared.check()
+            return notebook_page.without_remote_loaders(notebook_page.without_styles(html))
         except PageError as error:
             raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
-        return html
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
         """A notebook page runs the scripts of its copy buttons last: measured, it keeps its Lighthouse score
@@ -210,11 +177,3 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
             server.watch(str(self.project.root / folder))
         return server
 
-
-def _pages_of(nav: Any, title: str = "") -> list[tuple[str, str]]:
-    """(title, page) of each page `nav:` in mkdocs.yml names, in its order."""
-    if isinstance(nav, str):
-        return [(title, nav)]
-    if isinstance(nav, dict):
-        return [found for name, item in nav.items() for found in _pages_of(item, name)]
-    return [found for item in nav for found in _pages_of(item)] if isinstance(nav, list) else []

@@ -2,8 +2,9 @@
 
 The options are MkDocs `config_options`, validated by MkDocs in a build; the record step reads
 mkdocs.yml without loading any plugin (mkdocs-jupyter alone costs a second) and validates the same entry
-with the same class. A part is a page `docs/<part>.md` and its folder `snippets/<part>/`; its companion
-notebook is `docs/notebooks/<part>.ipynb`, written by `make record`.
+with the same class. A part is a page `docs/<part>.md`, its folder `snippets/<part>/` and its line in `nav:`, which gives
+its title and its place in the series; its companion notebook is `docs/notebooks/<part>.ipynb`, written
+by `make record`.
 """
 
 from __future__ import annotations
@@ -57,14 +58,13 @@ class PluginConfig(Config):
     published_with = c.DictOfItems(_Versions(), default={})
     # The llms.txt section that lists the parts, after the pages mkdocs.yml names there.
     llms_section = c.Type(str, default="Series")
-    # Record what the content hashes find stale before building, in the build's process (`make site`).
-    record_stale = c.Type(bool, default=False)
 
 
 @dataclass(frozen=True)
 class Part:
     name: str  # its folder in snippets/, e.g. "token-embeddings"
     page: str  # its page in docs/, e.g. "token-embeddings.md"
+    title: str  # as the navigation names it, e.g. "Part 2: Token embeddings"
 
     @property
     def notebook(self) -> str:
@@ -88,13 +88,30 @@ class Project:
         return Path(self.config.docs_dir)
 
     def parts(self) -> list[Part]:
-        """Every folder of snippets/ with its page; a folder without one is an error."""
-        found = [Part(name, f"{name}.md") for name in snippets.parts(self.root)]
-        for part in found:
-            if not (self.docs_dir / part.page).is_file():
-                raise ProjectError(f"{SNIPPETS_DIR}/{part.name}/ has no page: a part is a page and a folder. "
-                                   f"Write docs/{part.page}, or move the folder's snippets into a part's folder.")
-        return found
+        """Every folder of snippets/ with its page, in the navigation's order and named as it names them; a
+        folder without a page or a line in `nav:` is an error."""
+        titles = {page: title for title, page in pages_of(self.config.nav or [])}
+        found = []
+        for name in snippets.parts(self.root):
+            page = f"{name}.md"
+            if not (self.docs_dir / page).is_file():
+                raise ProjectError(f"{SNIPPETS_DIR}/{name}/ has no page: a part is a page, a folder and a line in "
+                                   f"`nav:`. Write docs/{page}, or move the folder's snippets into a part's folder.")
+            if page not in titles:
+                raise ProjectError(f"docs/{page} is not in `nav:` of {CONFIG_FILE}: a part is a page, a folder and "
+                                   f'a line in `nav:`. Add `- "Part N: Title": {page}` there.')
+            found.append(Part(name, page, titles[page]))
+        order = list(titles)
+        return sorted(found, key=lambda part: order.index(part.page))
+
+
+def pages_of(nav: Any, title: str = "") -> list[tuple[str, str]]:
+    """(title, page) of each page `nav:` in mkdocs.yml names, in its order."""
+    if isinstance(nav, str):
+        return [(title, nav)]
+    if isinstance(nav, dict):
+        return [found for name, item in nav.items() for found in pages_of(item, name)]
+    return [found for item in nav for found in pages_of(item)] if isinstance(nav, list) else []
 
 
 @cache

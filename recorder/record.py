@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from recorder import hub, published, store
+from recorder import hub, notebook, published, store
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR, TOKENIZER_FILES
 from recorder.project import Project
 from recorder.runner import Report, quiet_libraries, run_all, snippet_modules
@@ -32,16 +32,14 @@ class Recording:
 
 
 @contextmanager
-def recording(root: Path, report: Report, project: Project | None = None) -> Iterator[Recording]:
+def recording(root: Path, report: Report) -> Iterator[Recording]:
     """Hold the record lock with any interrupted run finished, and yield the snippets and manifest; then
     bring the companion notebooks up to date before letting go, so they never lag behind the outputs."""
     with store.exclusive(root):
         store.recover(root)
         current = Recording(discover(root), store.read_manifest(root))
         yield current
-        from recorder import notebook  # here: a run that records nothing never reads the pages
-
-        notebook.update(project or Project.load(root), report, current.manifest)
+        notebook.update(Project.load(root), report, current.manifest)  # written from what was stored
 
 
 def stale(root: Path, current: Recording, *, force: bool) -> list[Snippet]:
@@ -78,13 +76,13 @@ def save(root: Path, current: Recording, fresh: dict[str, tuple[bytes, dict[str,
 
 
 def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
-           report: Report = print, pinned_files: bool = True, project: Project | None = None) -> int:
+           report: Report = print, pinned_files: bool = True) -> int:
     """Re-run stale snippets and record them; returns how many were recorded.
 
     With `pinned_files=False` the files of GPT-2 loaded are hashed but not compared with the pinned sha256:
     only the benchmark does that, to record its stand-in into a throwaway copy of the project.
     """
-    with recording(root, report, project) as current:
+    with recording(root, report) as current:
         snippets, previous = current.snippets, current.manifest
         targets = stale(root, current, force=force)
         targets += [s for s in published.to_confirm(snippets, previous) if s not in targets]
@@ -114,6 +112,7 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
             models["tokenizer"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}
         if any(run.snippet.loads == "weights" for run in runs):
             imported = [vars(module) for module in snippet_modules(root / SNIPPETS_DIR).values()]
+            # The weight snippets' models only (runner.Run): one built from GPT-2's configuration has no revision.
             snapshot = hub.loaded_snapshot([*(run.namespace for run in runs), *imported])
             files = hub.digests(snapshot, pinned=pinned_files)
             models["weights"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "weights", "files": files}

@@ -4,6 +4,7 @@ stdout is recorded; stderr (library noise) is shown when a snippet fails."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import multiprocessing
 import os
@@ -42,7 +43,7 @@ class Run(NamedTuple):
     snippet: Snippet
     stdout: bytes
     seconds: float
-    namespace: dict[str, Any]  # the snippet's globals, where the record step finds what it loaded
+    namespace: dict[str, Any]  # a weight snippet's globals, where the record step finds the model it loaded
 
 
 def quiet_libraries() -> None:
@@ -134,13 +135,18 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
     except UnicodeDecodeError as error:
         raise SnippetFailed(f"{source} printed bytes that are not valid UTF-8 ({error.reason} at byte "
                             f"{error.start}). Print text: decode bytes first, or print their repr().") from None
-    return Run(snippet, printed.getvalue(), seconds, namespace)
+    return Run(snippet, printed.getvalue(), seconds, namespace if snippet.loads == "weights" else {})
 
 
 def run_all(root: Path, targets: list[Snippet], *, timeout: float, report: Report) -> list[Run]:
     runs = []
     for number, snippet in enumerate(targets, 1):
         runs.append(run_one(snippet, root, timeout=timeout))
+        # What a snippet built and left in reference cycles (a model of its own) goes before the next one runs,
+        # and what survives is frozen out of later collections' sight, which then cost nothing. Measured with
+        # the full-size stand-in: peak memory 1.69 GB instead of 2.36 GB, for 0.45 s of collecting in all.
+        gc.collect()
+        gc.freeze()
         report(f"[{number}/{len(targets)}] {snippet.relative(root)}  {runs[-1].seconds:.2f} s")
     return runs
 

@@ -83,8 +83,13 @@ def sha256_file(path: Path) -> str:
 
 
 def _read(path: Path) -> _Module:
+    return _parsed(path, path.read_bytes())
+
+
+@cache
+def _parsed(path: Path, source: bytes) -> _Module:  # `source` makes an edited file a new key
     try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
+        tree = ast.parse(source, filename=str(path))
     except SyntaxError as error:
         raise SnippetError(f"{path}:{error.lineno}: {error.msg}. Fix the syntax error in the snippet.") from None
     names: set[tuple[str, str]] = set()
@@ -183,8 +188,13 @@ def source_hashes(snippet: Snippet, root: Path) -> dict[str, str]:
 
 def pins(root: Path) -> dict[str, str]:
     """`NAME==VERSION` by canonical package name, from requirements.txt; other lines are not pins."""
+    return dict(_pins((root / REQUIREMENTS).read_text(encoding="utf-8")))
+
+
+@cache
+def _pins(requirements: str) -> tuple[tuple[str, str], ...]:  # read once per content: each notebook asks
     found: dict[str, str] = {}
-    for line in (root / REQUIREMENTS).read_text(encoding="utf-8").splitlines():
+    for line in requirements.splitlines():
         line = line.partition("#")[0].strip()
         try:
             requirement = Requirement(line)  # pip's options (-e, --extra-index-url...) are not requirements
@@ -193,7 +203,7 @@ def pins(root: Path) -> dict[str, str]:
         specifiers = list(requirement.specifier)
         if len(specifiers) == 1 and specifiers[0].operator == "==":
             found[canonicalize_name(requirement.name)] = f"{requirement.name}=={specifiers[0].version}"
-    return found
+    return tuple(found.items())
 
 
 def pins_providing(pinned: Mapping[str, str], module: str, importer: str) -> list[str]:

@@ -48,10 +48,18 @@ def output_path(root: Path, name: str) -> Path:
     return outputs_dir(root) / f"{name}.txt"
 
 
+def parse_manifest(data: bytes) -> dict[str, dict[str, Any]]:
+    """A manifest's entries by snippet name; ValueError, KeyError or TypeError, saying what, if it is none."""
+    entries = json.loads(data)["snippets"]
+    if not isinstance(entries, dict) or not all(isinstance(entry, dict) for entry in entries.values()):
+        raise TypeError("its snippets are not an entry per snippet name")
+    return entries
+
+
 def read_manifest(root: Path) -> dict[str, dict[str, Any]]:
     path = outputs_dir(root) / MANIFEST_NAME
     try:
-        return json.loads(path.read_text(encoding="utf-8"))["snippets"] if path.exists() else {}
+        return parse_manifest(path.read_bytes()) if path.exists() else {}
     except (ValueError, KeyError, TypeError) as error:
         raise RecordError(f"{path} is not a valid manifest ({error}). Restore it with "
                           f"`git checkout -- {OUTPUTS_DIR}/{MANIFEST_NAME}`, then run `make record`.") from None

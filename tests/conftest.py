@@ -20,7 +20,7 @@ from filelock import FileLock
 
 from recorder.repository import VARIABLES as REPOSITORY_VARIABLES
 from recorder.runner import in_child
-from support import PROJECT_PARTS, ROOT, SEEDS, offline_env, stand_ins_with_outputs
+from support import ROOT, SEEDS, copy_project, offline_env, stand_ins_with_outputs
 
 pytest_plugins = ["snippet_coverage"]
 
@@ -108,16 +108,8 @@ def built_site(shared_folder: Path) -> Path:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A copy of the project to break on purpose."""
-    copy = tmp_path / "project"
-    copy.mkdir()
-    for part in PROJECT_PARTS:
-        source = ROOT / part
-        if source.is_dir():
-            shutil.copytree(source, copy / part, ignore=shutil.ignore_patterns("__pycache__", ".record.lock"))
-        else:
-            (copy / part).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, copy / part)
-    return copy
+    (tmp_path / "project").mkdir()
+    return copy_project(tmp_path / "project")
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import io
 import logging
 import os
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,18 @@ SEEDS = (1, 2)  # of the stand-in checkpoints: lines that differ between the two
 # `recorded-outputs` entry point; mkdocs-llmstxt takes its `preprocess` module by path, from the copy.
 PROJECT_PARTS = ("compat", "docs", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
                  "requirements.txt", "recorder/llms_markdown.py")
+
+
+def copy_project(copy: Path) -> Path:
+    """The parts of the project a build needs, copied into `copy`."""
+    for part in PROJECT_PARTS:
+        source = ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, copy / part, ignore=shutil.ignore_patterns("__pycache__", ".record.lock"))
+        else:
+            (copy / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / part)
+    return copy
 
 
 def offline_env(hub_cache: Path | None = None, **extra: str) -> dict[str, str]:
@@ -88,38 +101,31 @@ def build(project: Path) -> Built:
     return Built(0, printed.getvalue())
 
 
-def page_recorded(part: Any, root: Path = ROOT) -> Any:
-    """What the page of `part` (a recorder.project.Part) reads, as the build scopes it: the values its
-    front matter declares, the built-in ones, and the outputs of its own folder."""
-    from mkdocs.utils.meta import get_data
-
+def with_values(text: str) -> str:
+    """`text` with each `{{ value NAME }}` replaced by the value the build reads for it."""
     from recorder import notebook
 
-    project, recorded = notebook.load(root)
-    _, meta = get_data((project.docs_dir / part.page).read_text(encoding="utf-8"))
-    return recorded.for_page(part.name, meta.get("values", {}))
+    recorded = notebook.load(ROOT)[1]
+    return re.sub(r"\{\{ value ([-a-z0-9_/]+) \}\}", lambda match: recorded.value(match.group(1)), text)
 
 
-def with_values(text: str, part: Any) -> str:
-    """`text` of the page of `part` with each `{{ value NAME }}` replaced by the value the build reads for it."""
-    recorded = page_recorded(part)
-    return re.sub(r"\{\{ value ([a-z][a-z0-9_]*) \}\}", lambda match: recorded.value(match.group(1)), text)
-
-
-def converted(markdown: str, recorded: Any, *extensions: str, page: str = "page.md") -> str:
-    """`markdown`, as the build converts the page `page` (in docs/) with its directives, with
-    Python-Markdown's `extensions`; raises the build's PageError where a directive cannot render."""
+def converted(markdown: str, recorded: Any, *extensions: str) -> str:
+    """`markdown`, as the build converts a page with its directives, reading `recorded`, with Python-Markdown's
+    `extensions`; raises the build's PageError where a directive cannot render."""
     from markdown import Markdown
 
-    from recorder.directives import parse
-    from recorder.page_markdown import PageDirectives, prepare
+    from recorder.render import RecordedOutputs
 
-    prepared = prepare(parse(markdown, page), recorded, page_url=page.removesuffix(".md") + "/")
-    directives = PageDirectives()
-    directives.convert_next(prepared)
-    result = Markdown(extensions=[*extensions, directives]).convert(markdown)
-    prepared.check()
-    return result
+    class Reading(RecordedOutputs):
+        def read(self) -> Any:
+            return recorded
+
+    return Markdown(extensions=[*extensions, Reading(notebook_links=False)]).convert(markdown)
+
+
+def append(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as stream:
+        stream.write(text)
 
 
 def edit(path: Path, old: str, new: str) -> str:

@@ -5,7 +5,6 @@ records, `make bench` checks itself before it times anything (`Bench.__init__`).
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 

@@ -58,7 +58,7 @@ def page_body(source: str) -> str:
 
 
 def directives(source: str) -> list[Directive]:
-    return parse(page_body(source), source)
+    return parse(page_body(source))
 
 
 def pages_showing(kind: type) -> list[str]:

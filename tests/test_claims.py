@@ -14,7 +14,8 @@ from recorder import store
 from recorder.hub import packaged_tokenizer_files
 from recorder.project import Project
 from recorder.snippets import discover
-from support import ROOT, page_recorded, with_values
+from recorder.pages import recorded
+from support import ROOT, with_values
 
 PROJECT = Project.load(ROOT)
 PART = next(part for part in PROJECT.parts() if part.name == "token-embeddings")
@@ -27,7 +28,7 @@ GRADIENT_ROWS = re.compile(r"^seed (\d+), (tied|untied): ([\d,]+) of ([\d,]+) ro
 
 
 def value(name: str) -> str:
-    return page_recorded(PART).value(name)
+    return recorded(PROJECT).value(f"{PART.name}/{name}")
 
 
 def ids(text: str) -> list[int]:
@@ -44,7 +45,7 @@ def test_the_same_row_sentence_quotes_the_id_of_is_with_its_space() -> None:
     quoted = int(value("is_token_id"))
     assert tokenizer().decode([quoted]) == " is"
     assert tokenizer()("is")["input_ids"] != [quoted], "the page says the spaceless word is another token"
-    assert ('Token id {{ value is_token_id }}, " is" with its leading space, selects the same row whether it comes '
+    assert ('Token id {{ value token-embeddings/is_token_id }}, " is" with its leading space, selects the same row whether it comes '
             "first in a prompt or last.") in PART_2
 
 
@@ -80,8 +81,8 @@ def test_tied_every_row_untied_the_prompt_s_rows_but_the_last_token_s() -> None:
     assert total == vocabulary and rows is not None and untied == len(rows)
     assert rows == sorted(set(prompt[:-1])), "the rows of the tokens that have a next token to predict"
     assert int(value("we_token_id")) == prompt[-1] not in rows
-    stated = with_values("Tied, all {{ value tied_rows }} rows do", PART)
-    assert stated in with_values(PART_2, PART) and f"{{{{ value we_token_id }}}}, is not among them" in PART_2
+    stated = with_values("Tied, all {{ value token-embeddings/tied_rows }} rows do")
+    assert stated in with_values(PART_2) and "{{ value token-embeddings/we_token_id }}, is not among them" in PART_2
 
 
 def test_the_tying_box_names_the_code_the_gradient_came_from() -> None:

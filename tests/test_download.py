@@ -22,9 +22,9 @@ import pytest
 from recorder.hub import PROBE_SECONDS, REQUEST_SECONDS, SILENT_SECONDS, DownloadFailed, snapshot_dir
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, short
 from recorder.runner import run_one
-from recorder.snippets import Snippet
+from recorder.snippets import Snippet, discover
 from stand_in_hub import Snapshot, StandInHub
-from support import snapshot
+from support import ROOT, snapshot
 
 # Runs `python -m recorder record` refusing connections beyond 127.0.0.1, after setting what its
 # arguments say of recorder.hub, as only tests do (`RETRIES=2`: fewer restarts of a broken download).
@@ -173,7 +173,8 @@ def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_dow
     failed(again, f"{downloaded(hf_home)} has sha256 {stand_in_hub.snapshot.etags[WEIGHTS_FILE]}",
            "not the pinned GPT-2 weights", "is never recorded", "run `make record` with network access")
     assert f"downloading {WEIGHTS_FILE} of {MODEL_ID}@{short()} from {stand_in_hub.url}" in again.stdout
-    assert "snippets/token-embeddings/embedding_table.py" in again.stdout  # the model snippets ran on the download
+    model_snippets = [name for name, snippet in discover(ROOT).items() if snippet.loads == "weights"]
+    assert f"snippets/{model_snippets[0]}.py" in again.stdout  # the model snippets ran on the download
     assert stand_in_hub.asked_for("GET", WEIGHTS_FILE) == broken + 1
     assert committed(project) == before
 

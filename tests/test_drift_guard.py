@@ -11,14 +11,20 @@ from mkdocs.utils.meta import get_data
 from recorder import store
 from recorder.project import Part, Project
 from recorder.snippets import Snippet, discover
+from recorder.values import templates
 from support import ROOT, build, edit, snapshot
 
 PARTS = Project.load(ROOT).parts()
 SNIPPETS = discover(ROOT)
 MANIFEST = store.read_manifest(ROOT)
 
-def declared(part: Part) -> set[str]:
-    return set(get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))[1].get("values") or {})
+def first_template(part: Part) -> tuple[str, str, list[str]] | None:
+    """The part's first template line that names values: the output it reads, the line, and the names."""
+    for template in templates(ROOT, part.name):
+        for line in template.lines:
+            if names := [name for name in template.names if f"{{{name}}}" in line]:
+                return template.output, line, names
+    return None
 
 
 def examples(part: Part) -> list[Snippet]:
@@ -44,7 +50,7 @@ def drifts(project: Path, part: Part) -> dict[str, tuple[tuple[Path, str, str], 
     snippet = examples(part)[0]
     module = shared(part)
     page = project / "docs" / part.page
-    file = snippet.path.name  # as the part's page names it
+    file = f"{snippet.name}.py"  # as a page names it
     cases = {
         "a changed snippet": (
             appended(project / "snippets" / f"{snippet.name}.py", "\n# edited\n"),
@@ -59,19 +65,20 @@ def drifts(project: Path, part: Part) -> dict[str, tuple[tuple[Path, str, str], 
             [f"outputs/{part.name}/gone.txt belongs to no snippet", "Run `make record`, which removes it"],
         ),
         "an unknown value": (
-            appended(page, "\nIt is {{ value vocabulary }}.\n"),
-            [f"docs/{part.page}", "unknown value `vocabulary`", "under `values:` in the page's front matter"],
+            appended(page, f"\nIt is {{{{ value {part.name}/vocabulary }}}}.\n"),
+            [f"docs/{part.page}", f"unknown value `{part.name}/vocabulary`",
+             f"Declare it in snippets/{part.name}/values.yml"],
         ),
         "an unknown value in a figure caption": (
-            appended(page, f'\n{{{{ figure {file} "Rows {{{{ value we_id }}}}." }}}}\n'),
-            [f"docs/{part.page}", "unknown value `we_id`", "under `values:` in the page's front matter"],
+            appended(page, f'\n{{{{ figure {file} "Rows {{{{ value {part.name}/we_id }}}}." }}}}\n'),
+            [f"docs/{part.page}", f"unknown value `{part.name}/we_id`", f"Declare it in snippets/{part.name}/values.yml"],
         ),
         "an unknown directive": (
             appended(page, "\n{{ chart lookup.svg }}\n"),
-            [f"docs/{part.page}", "unknown directive", "Use code, example, figure, provenance, compatibility or value"],
+            [f"docs/{part.page}", "unknown directive", "Use code, example, figure, provenance, compatibility, parts or value"],
         ),
         "a page including a missing file": (
-            appended(page, "\n{{ code row_lookups.py:lookup }}\n"),
+            appended(page, f"\n{{{{ code {part.name}/row_lookups.py:lookup }}}}\n"),
             [f"docs/{part.page}", f"snippets/{part.name}/row_lookups.py does not exist", "Fix the directive's file name"],
         ),
         "a page including a missing section": (
@@ -86,24 +93,41 @@ def drifts(project: Path, part: Part) -> dict[str, tuple[tuple[Path, str, str], 
             [f"snippets/{module} changed since its output was recorded", "make record"],
         )
         cases["an example without a recorded output"] = (
-            appended(page, f"\n{{{{ example {module.split('/')[1]} }}}}\n"),
+            appended(page, f"\n{{{{ example {module} }}}}\n"),
             [f"snippets/{module} has no recorded output", "make record"],
         )
-    elsewhere = sorted(name for other in PARTS if other != part for name in declared(other))
-    borrowed = next((name for name in elsewhere if name not in declared(part) and not name.startswith("pinned_")), None)
-    if borrowed:  # values are scoped to their page: another page's is unknown here
-        cases["a value another page declares"] = (
-            appended(page, f"\nIt is {{{{ value {borrowed} }}}}.\n"),
-            [f"docs/{part.page}", f"unknown value `{borrowed}`", "under `values:` in the page's front matter"],
-        )
+    values = project / "snippets" / part.name / "values.yml"
+    if (found := first_template(part)) is not None:  # a value read from an output the template no longer fits
+        output, line, names = found
+        text = values.read_text(encoding="utf-8")
+        cases["a value its output no longer fits"] = (
+            (values, text, text.replace(f" {line}\n", f" was {line}\n", 1)),
+            [f"value `{names[0]}`", f"line {line_of(part, output, line)} of outputs/{part.name}/{output}.txt",
+             f"snippets/{part.name}/values.yml"])
+        cases["a declared value no page quotes"] = (
+            (values, text, text.replace(f"{{{names[0]}}}", "{never_quoted}", 1)),
+            [f"value `{part.name}/never_quoted` is declared in snippets/{part.name}/values.yml but no page quotes it"])
     return cases
+
+
+def line_of(part: Part, output: str, line: str) -> int:
+    """Where a template line stands in its template, from 1."""
+    template = next(template for template in templates(ROOT, part.name)
+                    if template.output == output and line in template.lines)
+    return template.lines.index(line) + 1
 
 
 @pytest.mark.slow
 def test_each_drift_fails_with_its_own_message_and_passes_once_restored(built_site: Path, project: Path) -> None:
     # `built_site` is the unmodified project, built: the copy builds before any drift.
     cases = {(case, part.name): found for part in PARTS for case, found in drifts(project, part).items()}
-    assert any(case == "a value another page declares" for case, _ in cases) or len(PARTS) < 2
+    figure_writer = project / "snippets" / "svg_figure.py"
+    users = sorted(name for name, snippet in SNIPPETS.items() if ROOT / "snippets" / "svg_figure.py" in snippet.sources)
+    assert len({name.split("/")[0] for name in users}) > 1, "the figure writer is no longer shared by several parts"
+    cases[("a changed module every part shares", "snippets")] = (
+        appended(figure_writer, "\n# edited\n"),
+        [f"snippets/{name}.py: snippets/svg_figure.py changed since its output was recorded" for name in users])
+    assert any(case == "a value its output no longer fits" for case, _ in cases), "no part declares a value"
     assert any(case == "a changed shared module" for case, _ in cases), "no part shares setup among its snippets"
     messages = {}
     for case, ((path, original, changed), expected) in cases.items():
@@ -124,12 +148,14 @@ def test_each_drift_fails_with_its_own_message_and_passes_once_restored(built_si
 
 
 def recordable_example() -> tuple[Part, Snippet, str]:
-    """An example that records without GPT-2's files, shown on its page with a section: (part, snippet, section)."""
+    """An example that records without GPT-2's files, shown on its page with a section, and whose output no value
+    reads (a template matches its whole output): (part, snippet, section)."""
     for part in PARTS:
+        read = {template.output for template in templates(ROOT, part.name)}
         markdown = get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))[0]
-        for file, section in re.findall(r"^[ \t]*\{\{ example (\w+\.py):([-\w]+)", markdown, re.M):
+        for file, section in re.findall(r"^[ \t]*\{\{ example [-\w]+/(\w+\.py):([-\w]+)", markdown, re.M):
             snippet = SNIPPETS.get(f"{part.name}/{file.removesuffix('.py')}")
-            if snippet is not None and snippet.loads is None:
+            if snippet is not None and snippet.loads is None and snippet.path.stem not in read:
                 return part, snippet, section
     pytest.fail("no example of any part records without GPT-2's files")
 

@@ -21,7 +21,7 @@ PARTS = Project.load(ROOT).parts()
 SNIPPETS = discover(ROOT)
 # Every figure directive of every part's page: (its part, the snippet's name, the page's ALT).
 FIGURES = [(part, f"{part.name}/{stem}", alt) for part in PARTS
-           for stem, alt in re.findall(r'^[ \t]*\{\{ figure (\w+)\.py "([^"]+)" \}\}$',
+           for stem, alt in re.findall(r'^[ \t]*\{\{ figure [-\w]+/(\w+)\.py "([^"]+)" \}\}$',
                                        get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))[0], re.M)]
 SVG = {"svg": SVG_NAMESPACE}
 
@@ -114,7 +114,7 @@ def test_shape_flow_caption_quotes_the_ids_and_shapes_the_model_snippets_printed
     shape_flow = named("shape_flow_figure")
     part, _, alt = next(found for found in FIGURES if found[1] == shape_flow)
     assert not re.search(r"\d", re.sub(r"\{\{ value \w+ \}\}", "", alt)), "a number typed into the caption"
-    caption = with_values(alt, part)
+    caption = with_values(alt)
     rows, width = re.match(r"([\d,]+) × (\d+) =", recorded(beside(shape_flow, "parameter_count"))).groups()
     quoted = [*json.loads(recorded(beside(shape_flow, "prompt_token_ids")).splitlines()[0]), rows, width,
               recorded_shape(beside(shape_flow, "lookup_equals_layer"))]
@@ -124,7 +124,7 @@ def test_shape_flow_caption_quotes_the_ids_and_shapes_the_model_snippets_printed
 
 @pytest.mark.parametrize(("part", "name", "alt"), FIGURES, ids=[name for _, name, _ in FIGURES])
 def test_a_caption_quotes_only_values_its_page_reads(part: Part, name: str, alt: str) -> None:
-    caption = with_values(alt, part)  # raises on a value its page does not declare
+    caption = with_values(alt)  # raises on a value its page does not declare
     assert "{{" not in caption and caption.strip()
 
 

@@ -15,7 +15,8 @@ from mkdocs.utils.meta import get_data
 from recorder import store
 from recorder.directives import Example, Figure, Listing, parse
 from recorder.project import Part, Project
-from support import ROOT, page_recorded
+from recorder.notebook import load
+from support import ROOT
 
 DOCS = ROOT / "docs"
 PROJECT = Project.load(ROOT)
@@ -130,7 +131,7 @@ def test_every_page_s_markdown_holds_no_directive_no_placeholder_and_no_drawing(
 def test_a_part_s_markdown_holds_each_code_section_and_its_recorded_output(built_site: Path, part: Part) -> None:
     markdown = markdown_of(built_site, part.page)
     manifest = store.read_manifest(ROOT)
-    listings = [directive for directive in parse(front_matter(part)[0], part.page) if isinstance(directive, Listing)]
+    listings = [directive for directive in parse(front_matter(part)[0]) if isinstance(directive, Listing)]
     assert listings
     for listing in listings:
         code = shown_code(listing.file, listing.section)
@@ -165,8 +166,8 @@ def _nav_titles() -> list[tuple[str, str]]:
 def test_a_part_s_markdown_gives_each_figure_as_its_text_alternative(built_site: Path, part: Part) -> None:
     markdown = markdown_of(built_site, part.page)
     body, _ = front_matter(part)
-    values = page_recorded(part)
-    figures = [directive for directive in parse(body, part.page) if isinstance(directive, Figure)]
+    values = load(ROOT)[1]
+    figures = [directive for directive in parse(body) if isinstance(directive, Figure)]
     lines = [line for line in markdown.splitlines() if line.startswith("**Figure:**")]
     assert len(lines) == len(figures)
     for figure in figures:

@@ -17,6 +17,7 @@ from nbclient import NotebookClient
 from packaging.utils import canonicalize_name
 
 from recorder import store
+from recorder.directives import Code, parse
 from recorder.notebook_page import with_copy_scripts_last, without_remote_loaders
 from recorder.pages import PageError
 from recorder.project import Part, Project
@@ -28,7 +29,7 @@ PROJECT = Project.load(ROOT)
 PARTS = PROJECT.parts()
 MANIFEST = store.read_manifest(ROOT)
 # Read independently of the recorder: each block directive of a page, in page order.
-BLOCK = re.compile(r"^[ \t]*\{\{ (?P<kind>code|example) (?P<file>\w+)\.py(?::(?P<section>[-\w]+))?\b[^}]*\}\}[ \t]*$",
+BLOCK = re.compile(r"^[ \t]*\{\{ (?P<kind>code|example) [-\w]+/(?P<file>\w+)\.py(?::(?P<section>[-\w]+))?\b[^}]*\}\}[ \t]*$",
                    re.M)
 
 by_part = pytest.mark.parametrize("part", PARTS, ids=lambda part: part.name)
@@ -231,3 +232,27 @@ def test_the_copy_button_scripts_move_to_the_end_of_the_body_and_every_other_byt
         f'<script src="bundle.js"></script>\n{copy}{notice}</body>\n</html>\n')
     with pytest.raises(PageError, match="found 1 of the 2 inline scripts of the copy buttons"):
         with_copy_scripts_last(page.replace(notice, ""))
+
+
+def test_a_page_whose_code_would_not_run_as_its_notebook_is_refused_by_check_record_and_build(
+    run, project: Path,
+) -> None:
+    """Without the block that defines a name (the tokenizer, say), a later block's cell would stop there: each
+    snippet runs on its own, but a reader's notebook runs the blocks the page shows, in its order."""
+    for part in PARTS:
+        page = project / "docs" / part.page
+        original = page.read_text(encoding="utf-8")
+        first = next(directive for directive in parse(get_data(original)[0]) if isinstance(directive, Code))
+        page.write_text(original.replace(f"{first.text}\n", "", 1), encoding="utf-8")
+        checked = run("python", "-m", "recorder", "check", cwd=project)
+        if checked.returncode == 0:
+            page.write_text(original, encoding="utf-8")
+            continue
+        refusal = f"docs/{part.page}: its notebook would stop at `snippets/"
+        assert refusal in checked.stderr and "name `" in checked.stderr, checked.stderr
+        recorded = run("python", "-m", "recorder", "record", cwd=project)
+        assert recorded.returncode != 0 and refusal in recorded.stderr, recorded.stderr
+        built = build(project)
+        assert built.returncode != 0 and refusal in built.stderr, built.stderr
+        return
+    pytest.fail("no part's first code block is needed by a later one: nothing was refused")

@@ -15,16 +15,17 @@ from markdown import Markdown
 from mkdocs.utils.meta import get_data
 
 from recorder import store
-from recorder.directives import parse
-from recorder.page_markdown import prepare
-from recorder.pages import (SVG_NAMESPACE, PageError, Recorded, highlighted_lines, in_prose_style, recorded,
+from recorder.directives import Example, Figure, Listing, parse
+from recorder.pages import (SVG_NAMESPACE, PageError, highlighted_lines, in_prose_style, recorded,
                             render_output)
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256, short
 from recorder.project import Part, Project
 from recorder.provenance import Origin
+from recorder.render import prepare
 from recorder.repository import Repository
+from recorder.values import templates
 from recorder.snippets import pins
-from support import ROOT, converted, page_recorded, with_values
+from support import ROOT, converted, with_values
 
 DEMO = """\
 import os
@@ -44,6 +45,7 @@ sixth = 6
 PROJECT = Project.load(ROOT)
 PARTS = PROJECT.parts()
 MANIFEST = store.read_manifest(ROOT)
+SHOWN = recorded(PROJECT)
 BUILT_IN = {"pinned_model": MODEL_ID, "pinned_revision": REVISION,
             "pinned_transformers": pins(ROOT)["transformers"].partition("==")[2]}
 
@@ -53,10 +55,6 @@ by_part = pytest.mark.parametrize("part", PARTS, ids=lambda part: part.name)
 def page(part: Part) -> tuple[str, dict]:
     """A part's page: its Markdown without the front matter, and the front matter."""
     return get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))
-
-
-def declared(part: Part) -> dict[str, dict[str, str]]:
-    return page(part)[1].get("values") or {}
 
 
 def part_of(name: str) -> Part:
@@ -100,80 +98,60 @@ def test_a_missing_subsection_is_an_error_naming_the_marker(demo_root: Path) -> 
         highlighted_lines(demo_root, "demo.py", "shown", "nowhere")
 
 
-# Each with FILE, a snippet of the page's own folder, and PART, the page's part.
+# Each with FILE, a snippet of a part, PART/NAME.py, and PART, that part ({part} in the message).
 MALFORMED = [
-    ("{{ figure FILE }}", 'needs FILE.py "alt text"'),
-    ('{{ figure missing_figure.py "A figure." }}', "snippets/PART/missing_figure.py does not exist"),
+    ("{{ figure FILE }}", 'needs PART/FILE.py "alt text"'),
+    ('{{ figure PART/missing_figure.py "A figure." }}', "snippets/{part}/missing_figure.py does not exist"),
     ("{{ example FILE:lookup highlight=Select }}", "optionally followed by highlight=SUBSECTION"),
-    ("{{ chart lookup.svg }}", "Use code, example, figure, provenance, compatibility or value"),
+    ("{{ example row_lookup.py }}", "needs PART/FILE.py or PART/FILE.py:SECTION"),
+    ("{{ chart lookup.svg }}", "Use code, example, figure, provenance, compatibility, parts or value"),
     ("{{ provenance FILE }}", "takes nothing: write `{{ provenance }}`"),
-    ('{{ figure FILE "Rows {{ value nowhere }}." }}', "unknown value `nowhere`"),
-    ('{{ figure FILE "Rows {{ value Rows }}." }}', "`{{ value Rows }}` needs a value name"),
+    ('{{ figure FILE "Rows {{ value PART/nowhere }}." }}', "unknown value `{part}/nowhere`"),
+    ('{{ figure FILE "Rows {{ value Rows }}." }}', "`{{ value Rows }}` needs PART/NAME"),
     ('{{ figure FILE "Rows {{ code FILE }}." }}', "`{{ code ... }}` must stand alone"),
 ]
 
 
 @by_part
 @pytest.mark.parametrize(("directive", "message"), MALFORMED)
-def test_a_malformed_directive_names_the_page_and_the_fix(part: Part, directive: str, message: str) -> None:
-    file = sorted((ROOT / "snippets" / part.name).glob("*.py"))[0].name
-    written = directive.replace("FILE", file)
+def test_a_malformed_directive_names_the_fix(part: Part, directive: str, message: str) -> None:
+    file = sorted((ROOT / "snippets" / part.name).glob("*.py"))[0].relative_to(ROOT / "snippets").as_posix()
+    written = directive.replace("FILE", file).replace("PART", part.name)
     with pytest.raises(PageError) as error:
-        prepare(parse(f"Text.\n\n{written}\n", part.page), page_recorded(part), page_url=f"{part.name}/")
-    assert message.replace("PART", part.name) in str(error.value)
+        prepare(parse(f"Text.\n\n{written}\n"), SHOWN)
+    assert message.replace("{part}", part.name) in str(error.value)
 
 
 def test_code_shows_directives_as_written() -> None:
-    shown = ["{{ example row_lookup.py:lookup }}", "{{ chart lookup.svg }}", "{{ value nowhere }}"]
+    shown = ["{{ example tokenization/row_lookup.py:lookup }}", "{{ chart lookup.svg }}", "{{ value nowhere }}"]
     markdown = (f"```markdown\n{shown[0]}\n```\n\n!!! note\n    ~~~\n    {shown[1]}\n    ~~~\n\n"
                 f"Write `{shown[2]}` or ``{shown[1]}``.\n")
-    assert parse(markdown, "page.md") == []
-    converted_page = converted(markdown, recorded(PROJECT).for_page("page", {}), "admonition", "pymdownx.superfences")
+    assert parse(markdown) == []
+    converted_page = converted(markdown, SHOWN, "admonition", "pymdownx.superfences")
     codes = [code.get_text() for code in BeautifulSoup(converted_page, "html.parser").find_all("code")]
     assert codes == [f"{shown[0]}\n", f"{shown[1]}\n", shown[2], shown[1]]
 
 
 @pytest.mark.parametrize(("markdown", "message"), [
     ("<div>\n{{ provenance }}\n</div>\n", "the output of `{{ provenance }}` was lost while rendering Markdown"),
-    ("Text.\n{{ provenance }}\n", "keep example directives outside of HTML blocks"),
+    ("Text.\n{{ provenance }}\n", "keep block directives outside of HTML blocks and alone in their paragraph"),
     ("<div>\n{{ value pinned_model }}\n</div>\n", "`{{ value pinned_model }}` stands 1 time(s) outside code, but"),
     ("[Rows](https://example.com/{{ value pinned_model }})\n", "Keep values out of HTML blocks, HTML tags and link"),
 ])
 def test_a_directive_markdown_cannot_render_is_an_error(markdown: str, message: str) -> None:
     with pytest.raises(PageError) as error:
-        converted(markdown, recorded(PROJECT).for_page("page", {}))
+        converted(markdown, SHOWN)
     assert message in str(error.value)
 
 
-@by_part
-def test_a_page_quotes_its_own_values_and_no_other_page_s(part: Part) -> None:
-    own = declared(part)
-    here = page_recorded(part)
-    for name in own:
-        assert here.value(name), f"{part.page}: value `{name}` reads nothing"
-    # What other pages declare and this one does not: unknown here, with the fix.
-    others = {name for other in PARTS if other != part for name in declared(other)} - set(own) - set(BUILT_IN)
-    elsewhere = recorded(PROJECT).for_page(f"not-{part.name}", {})
-    for name, where in [*((name, here) for name in others), *((name, elsewhere) for name in own)]:
-        with pytest.raises(PageError) as error:
-            converted(f"It is {{{{ value {name} }}}}.\n", where, page=f"{where.part}.md")
-        assert f"unknown value `{name}`" in str(error.value)
-        assert "Declare it under `values:` in the page's front matter" in str(error.value)
-
-
-def test_values_are_scoped_to_the_page_s_part() -> None:
-    """Every page declares its values; an unknown name lists the ones it may quote, and a value reads
-    the outputs of its page's own folder only."""
-    assert any(declared(part) for part in PARTS), "no page declares a value: the checks below check nothing"
-    part = next(part for part in PARTS if declared(part))
+def test_an_unknown_value_lists_its_part_s_values_and_the_file_that_declares_them() -> None:
+    part = next(part for part in PARTS if any(name.startswith(f"{part.name}/") for name in SHOWN.values))
     with pytest.raises(PageError) as error:
-        page_recorded(part).value("nowhere")
-    for name in [*declared(part), *BUILT_IN]:
-        assert name in str(error.value), f"the error does not list `{name}`, which the page may quote"
-    stem = next(iter(declared(part).values()))["output"]
-    foreign = recorded(PROJECT).for_page("elsewhere", {"borrowed": {"output": stem, "pattern": "(.)"}})
-    with pytest.raises(PageError, match=rf"snippets/elsewhere/{stem}\.py has no recorded output"):
-        foreign.value("borrowed")
+        SHOWN.value(f"{part.name}/nowhere")
+    declared = [name for name in SHOWN.values if name.startswith(f"{part.name}/")]
+    for name in [*declared, *BUILT_IN]:
+        assert name in str(error.value), f"the error does not list `{name}`, which a page may quote"
+    assert f"Declare it in snippets/{part.name}/values.yml" in str(error.value)
 
 
 @pytest.mark.parametrize(("printed", "shown"), [("50256", "50,256"), ("1000", "1,000"), ("999", "999"),
@@ -185,30 +163,23 @@ def test_a_whole_number_value_reads_with_thousands_separators_and_any_other_as_p
 
 
 def test_a_value_a_snippet_printed_as_a_whole_number_reads_in_the_prose_style() -> None:
-    scoped = recorded(PROJECT).for_page("tokenization", {"eos": {"output": "vocabulary_size",
-                                                                 "pattern": r"has id (\d+)$"}})
-    printed = re.search(r"has id (\d+)$", scoped.output("tokenization/vocabulary_size"), re.M)[1]
-    assert converted("It is {{ value eos }}.\n", scoped) == f"<p>It is {int(printed):,}.</p>"
-
-
-@pytest.mark.parametrize("values", [[], {"vocab": "parameter_count"}, {"vocab": {"output": "parameter_count"}}])
-def test_a_malformed_values_entry_names_the_front_matter_fix(values: object) -> None:
-    with pytest.raises(PageError, match=r"each entry of `values:` in the front matter needs exactly `output`"):
-        recorded(PROJECT).for_page("page", values)
+    printed = {f"{part.name}/{name}": value for part in PARTS for template in templates(ROOT, part.name)
+               for name, value in template.read(SHOWN.output(f"{part.name}/{template.output}")).items()}
+    whole = {name: value for name, value in printed.items() if value.isdigit() and int(value) >= 1000}
+    assert whole, "no value was printed as a bare whole number of four digits or more: this checks nothing"
+    for name, value in whole.items():
+        assert converted(f"It is {{{{ value {name} }}}}.\n", SHOWN) == f"<p>It is {int(value):,}.</p>"
 
 
 @pytest.mark.parametrize("name", BUILT_IN)
-def test_a_built_in_value_reads_the_pins_on_every_page(name: str) -> None:
-    for part in ["page", *(part.name for part in PARTS)]:
-        scoped = recorded(PROJECT).for_page(part, {})
-        assert converted(f"It is {{{{ value {name} }}}}.\n", scoped, page=f"{part}.md") == (
-            f"<p>It is {html.escape(BUILT_IN[name])}.</p>")
+def test_a_built_in_value_reads_the_pins(name: str) -> None:
+    assert converted(f"It is {{{{ value {name} }}}}.\n", SHOWN) == f"<p>It is {html.escape(BUILT_IN[name])}.</p>"
 
 
 def test_a_value_shows_control_characters_as_escapes_and_cannot_name_stashed_html() -> None:
     """Values and outputs share one escape: Markdown's placeholders are STX and ETX, so a value that
     kept them could stand for the HTML stashed under another placeholder."""
-    scoped = replace(recorded(PROJECT).for_page("page", {}), builtins={"odd": "\x02wzxhzdk:0\x03 <b>\x1b"})
+    scoped = replace(SHOWN, builtins={"odd": "\x02wzxhzdk:0\x03 <b>\x1b"})
     page = converted("{{ provenance }}\n\nIt is {{ value odd }}.\n", scoped)
     assert page.count("<table") == 1 and page.endswith("<p>It is \\x02wzxhzdk:0\\x03 &lt;b&gt;\\x1b.</p>")
 
@@ -232,8 +203,8 @@ def test_the_series_page_shows_the_pinned_revision_and_transformers(built_site: 
 def provenance_line(name: str, repository: Repository | None = None) -> BeautifulSoup:
     """The line under an output, as the page of its part shows it."""
     part = part_of(name)
-    scoped = replace(page_recorded(part), repository=repository)
-    line = BeautifulSoup(render_output(scoped, name, f"{part.name}/"), "html.parser").select_one(".provenance")
+    line = BeautifulSoup(render_output(replace(SHOWN, repository=repository), name, f"{part.name}/"),
+                         "html.parser").select_one(".provenance")
     assert line is not None
     return line
 
@@ -317,9 +288,9 @@ def code_block_html(built: str, file: str) -> str:
 
 def check_figures(part: Part, built: str, site: Path) -> int:
     """Each figure directive became one inline SVG image, named by its title and the page's alt text."""
-    directives = re.findall(r'^\{\{ figure (\w+)\.py "([^"]+)" \}\}$', page(part)[0], re.M)
-    for stem, alt in directives:
-        name = f"{part.name}/{stem}"
+    directives = [directive for directive in parse(page(part)[0]) if isinstance(directive, Figure)]
+    for directive in directives:
+        name, alt = directive.name, directive.text.split('"')[1]
         figures = re.findall(rf'<figure class="recorded-figure" data-snippet="{name}">.*?</figure>', built, re.S)
         assert len(figures) == 1, name
         element = ElementTree.fromstring(figures[0])
@@ -328,7 +299,7 @@ def check_figures(part: Part, built: str, site: Path) -> int:
         by_id = {child.get("id"): child for child in svg.iter()}
         title_id, alt_id = svg.get("aria-labelledby").split()
         assert by_id[title_id].tag == f"{{{SVG_NAMESPACE}}}title" and by_id[title_id].text
-        assert by_id[alt_id].text == with_values(html.unescape(alt), part)
+        assert by_id[alt_id].text == with_values(alt)
         caption = element.find("figcaption")
         assert caption is not None and caption.get("class") == "provenance"
         link = caption.find("a")
@@ -340,19 +311,20 @@ def check_figures(part: Part, built: str, site: Path) -> int:
 
 def check_highlights(part: Part, built: str) -> int:
     """Each `highlight=` directive highlights exactly the lines between that subsection's markers."""
-    directives = re.findall(r"^\{\{ (?:code|example) (\w+\.py):([-\w]+) highlight=([-\w]+) \}\}$", page(part)[0], re.M)
-    for file, _, subsection in directives:
-        path = f"{part.name}/{file}"
-        lit = re.findall(r'<span class="hll">(.*?)\n</span>', code_block_html(built, path), re.S)
-        assert [html.unescape(re.sub(r"<[^>]+>", "", line)) for line in lit] == marked_lines(path, subsection)
+    directives = [directive for directive in parse(page(part)[0]) if isinstance(directive, Listing)
+                  and directive.highlight]
+    for directive in directives:
+        lit = re.findall(r'<span class="hll">(.*?)\n</span>', code_block_html(built, directive.file), re.S)
+        assert [html.unescape(re.sub(r"<[^>]+>", "", line)) for line in lit] == marked_lines(
+            directive.file, str(directive.highlight))
     return len(directives)
 
 
 def check_outputs(part: Part, built: str) -> int:
     """Every output sits under its code with the "Output" label and a provenance line."""
     outputs = re.findall(r'<div class="recorded-output" data-snippet="([-\w/]+)">(.*?)</a></div></div>', built, re.S)
-    examples = re.findall(r"^[ \t]*\{\{ example (\w+)\.py", page(part)[0], re.M)
-    assert [name for name, _ in outputs] == [f"{part.name}/{stem}" for stem in examples]
+    examples = [directive.name for directive in parse(page(part)[0]) if isinstance(directive, Example)]
+    assert [name for name, _ in outputs] == examples
     for name, block in outputs:
         assert '<span class="filename">Output</span>' in block
         assert f'Source: <a href="../snippets/{name}.py">snippets/{name}.py' in block
@@ -364,21 +336,26 @@ def test_every_part_s_built_page_shows_figures_highlights_and_provenance(built_s
     shown = {"figures": 0, "highlights": 0, "outputs": 0}
     for part in PARTS:
         built = (built_site / part.name / "index.html").read_text(encoding="utf-8")
-        shown["figures"] += check_figures(part, built, built_site)
-        shown["highlights"] += check_highlights(part, built)
-        shown["outputs"] += check_outputs(part, built)
+        counts = {"figures": check_figures(part, built, built_site), "highlights": check_highlights(part, built),
+                  "outputs": check_outputs(part, built)}
+        # As many on the built page as the page has directives of each kind, no more and no fewer.
+        assert built.count('<figure class="recorded-figure"') == counts["figures"], part.page
+        assert built.count('<div class="recorded-output"') == counts["outputs"], part.page
+        blocks = re.findall(r"<pre.*?</pre>", built, re.S)
+        assert sum('<span class="hll">' in block for block in blocks) == counts["highlights"], part.page
+        assert counts["outputs"] > 0, f"{part.page} shows no output: its checks checked nothing"
+        shown = {kind: shown[kind] + count for kind, count in counts.items()}
     assert all(shown.values()), f"the parts' pages show none of some kind, so it went unchecked: {shown}"
 
 
 def test_a_value_two_parts_both_quote_reads_the_same_in_each() -> None:
     """Part 1 ends with the prompt's ids that Part 2 starts from, each read from its own outputs."""
-    by_part = {part.name: page_recorded(part) for part in Project.load(ROOT).parts()}
     declaring: dict[str, list[str]] = {}
-    for part, found in by_part.items():
-        for name in found.values:
-            declaring.setdefault(name, []).append(part)
+    for qualified in SHOWN.values:
+        part, _, name = qualified.partition("/")
+        declaring.setdefault(name, []).append(part)
     shared = {name: parts for name, parts in declaring.items() if len(parts) > 1}
     assert len(shared.get("prompt_token_ids", [])) > 1, "the parts hand the prompt's ids on to each other"
     for name, parts in sorted(shared.items()):
-        texts = {part: by_part[part].value(name) for part in parts}
+        texts = {part: SHOWN.value(f"{part}/{name}") for part in parts}
         assert len(set(texts.values())) == 1, f"`{name}` differs between parts: {texts}"

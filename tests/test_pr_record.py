@@ -16,14 +16,15 @@ import recorder.__main__ as command_line
 from recorder import hub, pr_record, store
 from recorder.record import Recording, entry, save
 from recorder.snippets import discover
-from support import edit
+from support import ROOT, append
 
-# A snippet of Part 2 whose output the fake record step changes; names hold their part, "<part>/<stem>".
-NAME = "token-embeddings/row_lookup"
+# A snippet that loads nothing of GPT-2, whose output's last line the fake record step changes ("<part>/<stem>").
+NAME = next(name for name, snippet in sorted(discover(ROOT).items()) if snippet.loads is None
+            and not (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8").startswith("<svg"))  # a figure
 SOURCE = f"snippets/{NAME}.py"
 ROW_LOOKUP = f"outputs/{NAME}.txt"
-OLD_ROW = "        [ 0.1000, -0.4000,  0.9000]])"
-NEW_ROW = "        [ 0.5000,  0.5000,  0.5000]])"
+OLD_ROW = (ROOT / ROW_LOOKUP).read_text(encoding="utf-8").splitlines()[-1]
+NEW_ROW = f"{OLD_ROW} (changed)"
 
 
 class FakeRecord:
@@ -68,7 +69,7 @@ def test_nothing_stale_passes_without_recording_and_says_no_output_changed(
 def test_a_stale_snippet_is_recorded_its_diff_summarised_and_the_job_fails_with_the_instruction(
         project: Path, summary: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    edit(project / SOURCE, "[0, 1, 3]", "[0, 1, 4]")
+    append(project / SOURCE, "\n# edited\n")
     record = FakeRecord()
     monkeypatch.setattr(command_line, "record", record)
 
@@ -94,7 +95,7 @@ def test_a_stale_snippet_is_recorded_its_diff_summarised_and_the_job_fails_with_
 def test_a_failed_recording_is_summarised_without_pointing_at_an_artifact(
         project: Path, summary: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    edit(project / SOURCE, "[0, 1, 3]", "[0, 1, 4]")
+    append(project / SOURCE, "\n# edited\n")
     monkeypatch.setattr(command_line, "record", FakeRecord(hub.ModelUnavailable("the hub cannot be reached")))
     before = (project / ROW_LOOKUP).read_bytes()
 

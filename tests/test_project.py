@@ -10,13 +10,18 @@ from recorder.project import PLUGIN, Project, ProjectError
 from support import ROOT, build, edit
 
 # The plugin's entry in mkdocs.yml, up to its last option: a test adds one after it.
-LAST_OPTION = "record_stale: !ENV [RECORD_STALE, false]"
+LAST_OPTION = 'transformers: "5.17.0"'
 
 
-def test_every_folder_of_snippets_is_a_part_with_its_page_and_notebook() -> None:
-    parts = Project.load(ROOT).parts()
+def test_every_folder_of_snippets_is_a_part_with_its_page_and_notebook_in_the_navigation_s_order() -> None:
+    project = Project.load(ROOT)
+    parts = project.parts()
     folders = sorted(path.name for path in (ROOT / "snippets").iterdir() if path.is_dir() and path.name != "__pycache__")
-    assert [part.name for part in parts] == folders and folders
+    assert sorted(part.name for part in parts) == folders and folders
+    listed = [(title, page) for entry in project.config.nav for title, page in (entry.items() if isinstance(entry, dict)
+                                                                                else [])]
+    assert [(part.title, part.page) for part in parts] == [(title, page) for title, page in listed
+                                                           if page in {part.page for part in parts}]
     for part in parts:
         assert part.page == f"{part.name}.md" and (ROOT / "docs" / part.page).is_file()
         assert part.notebook == f"notebooks/{part.name}.ipynb"
@@ -24,25 +29,28 @@ def test_every_folder_of_snippets_is_a_part_with_its_page_and_notebook() -> None
 
 def test_a_new_folder_with_its_page_is_a_part_and_an_edit_of_mkdocs_yml_is_seen(project: Path) -> None:
     before = Project.load(project)
-    (project / "snippets" / "positions").mkdir()
-    (project / "snippets" / "positions" / "hello.py").write_text('print("hello")\n', encoding="utf-8")
-    (project / "docs" / "positions.md").write_text("# Positions\n", encoding="utf-8")
-    assert "positions" in [part.name for part in Project.load(project).parts()]
+    (project / "snippets" / "added-part").mkdir()
+    (project / "snippets" / "added-part" / "hello.py").write_text('print("hello")\n', encoding="utf-8")
+    (project / "docs" / "added-part.md").write_text("# Added\n", encoding="utf-8")
+    with pytest.raises(ProjectError, match=r'docs/added-part\.md is not in `nav:`.*Add `- "Part N: Title": added-part\.md`'):
+        Project.load(project).parts()
+    edit(project / "mkdocs.yml", "  - Provenance:", '  - "Part 9: Added": added-part.md\n  - Provenance:')
+    assert ("added-part", "Part 9: Added") in [(part.name, part.title) for part in Project.load(project).parts()]
     assert before.options.llms_section == "Series"
     edit(project / "mkdocs.yml", LAST_OPTION, f"{LAST_OPTION}\n      llms_section: Parts")
     assert Project.load(project).options.llms_section == "Parts", "mkdocs.yml is read again once edited"
 
 
 def test_a_snippet_folder_with_no_page_names_the_fix_to_the_record_step_and_the_build(project: Path) -> None:
-    (project / "snippets" / "positions").mkdir()
-    (project / "snippets" / "positions" / "hello.py").write_text('print("hello")\n', encoding="utf-8")
+    (project / "snippets" / "added-part").mkdir()
+    (project / "snippets" / "added-part" / "hello.py").write_text('print("hello")\n', encoding="utf-8")
     with pytest.raises(ProjectError) as error:
         Project.load(project).parts()
-    for part in ("snippets/positions/ has no page", "Write docs/positions.md"):
+    for part in ("snippets/added-part/ has no page", "Write docs/added-part.md"):
         assert part in str(error.value)
     result = build(project)
     assert result.returncode != 0
-    assert "snippets/positions/ has no page" in result.stderr and "Write docs/positions.md" in result.stderr
+    assert "snippets/added-part/ has no page" in result.stderr and "Write docs/added-part.md" in result.stderr
 
 
 WRONG_OPTIONS = {
@@ -54,7 +62,7 @@ WRONG_OPTIONS = {
                           "name each package with its version"),
     "an unknown option": (LAST_OPTION, f"{LAST_OPTION}\n      recorded_values: {{}}", "recorded_values",
                           "Unrecognised configuration name"),
-    "a wrong type": (LAST_OPTION, "record_stale: sometimes", "record_stale", "Expected type"),
+    "a wrong type": (LAST_OPTION, f"{LAST_OPTION}\n      llms_section: [Series]", "llms_section", "Expected type"),
 }
 
 

@@ -21,7 +21,7 @@ from recorder.project import Project
 from recorder.provenance import LABELS, NOT_RERUN, SHORT_HASH, STAND_INS, Origin, caption, source_link
 from recorder.published import SEEDS, create_stand_ins
 from recorder.repository import Repository
-from support import ROOT, converted, page_recorded
+from support import ROOT, converted
 
 MANIFEST = store.read_manifest(ROOT)
 PROJECT = Project.load(ROOT)
@@ -79,7 +79,7 @@ def part_of(name: str) -> Any:
 def test_the_provenance_line_opens_onto_every_value_of_its_record(name: str) -> None:
     entry = MANIFEST[name]
     part = part_of(name)
-    block = BeautifulSoup(render_output(page_recorded(part), name, f"{part.name}/"), "html.parser")
+    block = BeautifulSoup(render_output(recorded(PROJECT), name, f"{part.name}/"), "html.parser")
     line = block.select_one(".provenance")
     assert line is not None
     summary = line.select_one("details.provenance-record > summary")
@@ -216,8 +216,7 @@ def test_a_source_link_goes_to_the_site_s_copy_or_the_built_commit_under_any_lab
 
 
 def provenance_table(titles: dict[str, str]) -> Tag:
-    page = converted("Text.\n\n{{ provenance }}\n", replace(recorded(PROJECT), parts=titles).for_page("provenance", {}),
-                     page="provenance.md")
+    page = converted("Text.\n\n{{ provenance }}\n", replace(recorded(PROJECT), parts=titles))
     tables = BeautifulSoup(page, "html.parser").select("table")
     assert "{{" not in page and len(tables) == 1
     return tables[0]
@@ -242,7 +241,8 @@ def test_the_provenance_directive_lists_every_output_in_one_table_grouped_by_par
         assert [row.th.get_text() for row in rows] == [f"snippets/{name}.py" for name in names]
         for row, name in zip(rows, names, strict=True):
             assert row.th["scope"] == "row"
-            assert row.th.a["href"] == f"../snippets/{name}.py" and row.th.a.find("code") is None, "plain link text"
+            # From the top of docs/, where every page is: the engine makes it relative to the page.
+            assert row.th.a["href"] == f"snippets/{name}.py" and row.th.a.find("code") is None, "plain link text"
             assert len(row.select(":scope > td")) == len(LABELS)
             missing = [value for value in every_value(MANIFEST[name]) if value not in row.get_text(" ")]
             assert not missing, f"{name}: the row does not show {missing}"

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from recorder import published as published_module
+from recorder import store
 from recorder.__main__ import main
 from recorder.pinned import REVISION
 from recorder.project import ProjectError
@@ -20,8 +21,11 @@ from support import ROOT, edit, snapshot
 # The article's published outputs, `published/<part>/<stem>.txt`, by snippet name.
 PUBLISHED = {path.relative_to(ROOT / "published").with_suffix("").as_posix(): path
              for path in sorted((ROOT / "published").rglob("*.txt"))}
-# The one whose lines depend on weight values (tests/test_snippets.py checks that it is the only one).
-WEIGHT_DEPENDENT = "token-embeddings/software_row"
+MANIFEST = store.read_manifest(ROOT)
+# A published output with lines that depend on weight values, and one without any.
+WEIGHT_DEPENDENT = next(name for name in sorted(PUBLISHED) if MANIFEST[name]["published"]["weight_dependent_lines"])
+WEIGHT_INDEPENDENT = next(name for name in sorted(PUBLISHED)
+                          if not MANIFEST[name]["published"]["weight_dependent_lines"])
 TRIALS = ["True\n[0.015366, -0.028914]\n", "True\n[0.512290, 0.020567]\n"]
 
 
@@ -130,26 +134,30 @@ def test_attach_after_a_snippet_edit_keeps_the_published_text(run, project: Path
     status, printed, errors = record_published()
 
     assert status == 0, errors
-    assert f"snippets/{WEIGHT_DEPENDENT}.py: 0 line(s) equal, 2 weight-dependent line(s)" in printed
+    counts = MANIFEST[WEIGHT_DEPENDENT]["published"]
+    assert (f"snippets/{WEIGHT_DEPENDENT}.py: {counts['exact_lines']} line(s) equal, "
+            f"{counts['weight_dependent_lines']} weight-dependent line(s)") in printed
     outputs = project / "outputs"
     assert (outputs / f"{WEIGHT_DEPENDENT}.txt").read_bytes() == PUBLISHED[WEIGHT_DEPENDENT].read_bytes()
     entry = json.loads((outputs / "manifest.json").read_text())["snippets"][WEIGHT_DEPENDENT]
     assert entry["origin"] == "published" and entry["model"]["files"] is None
     assert entry["published"]["text"] == f"published/{WEIGHT_DEPENDENT}.txt"
-    assert entry["published"]["weight_dependent_lines"] == 2
+    assert entry["published"]["weight_dependent_lines"] == MANIFEST[WEIGHT_DEPENDENT]["published"]["weight_dependent_lines"]
     assert run("python", "-m", "recorder", "check", cwd=project).returncode == 0
 
 
 @pytest.mark.slow
 def test_a_wrong_published_text_is_refused_and_nothing_changes(project: Path, record_published) -> None:
-    name = "token-embeddings/wte_is_parameter"
-    (project / "published" / f"{name}.txt").write_text("True\nFalse\n")
+    name = WEIGHT_INDEPENDENT
+    text = (project / "published" / f"{name}.txt").read_text(encoding="utf-8").splitlines()
+    wrong = text[-1] + " (edited)"
+    (project / "published" / f"{name}.txt").write_text("\n".join([*text[:-1], wrong]) + "\n")
     before = snapshot(project / "outputs")
 
     status, _, errors = record_published("--force")
 
     assert status == 1
-    assert f"published/{name}.txt line 2 is 'False', but snippets/{name}.py prints 'True'" in errors
+    assert f"published/{name}.txt line {len(text)} is {wrong!r}, but snippets/{name}.py prints {text[-1]!r}" in errors
     assert "Fix the snippet" in errors
     assert snapshot(project / "outputs") == before
 

@@ -121,7 +121,7 @@ def source_links(document: BeautifulSoup) -> dict[str, Tag]:
 def shown_snippets(page: str) -> set[str]:
     """The snippets whose output `docs/page` shows, by its example and figure directives."""
     markdown = get_data((ROOT / "docs" / page).read_text(encoding="utf-8"))[0]
-    return {directive.name for directive in parse(markdown, page) if isinstance(directive, Example | Figure)}
+    return {directive.name for directive in parse(markdown) if isinstance(directive, Example | Figure)}
 
 
 @pytest.mark.slow

@@ -78,7 +78,7 @@ def first_example(project: Path) -> tuple[Part, Example]:
     """The first part's first example: a snippet whose output its page shows."""
     for part in Project.load(project).parts():
         markdown = get_data((project / "docs" / part.page).read_text(encoding="utf-8"))[0]
-        examples = [directive for directive in parse(markdown, part.page) if isinstance(directive, Example)]
+        examples = [directive for directive in parse(markdown) if isinstance(directive, Example)]
         if examples:
             return part, examples[0]
     pytest.fail("no part's page shows an example")

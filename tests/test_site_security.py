@@ -8,9 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 from bs4 import BeautifulSoup
-from mkdocs.utils.meta import get_data
 
 from recorder.project import Part, Project
 from support import build, snapshot
@@ -150,15 +148,12 @@ def plant_hostile_output(project: Path) -> Part:
     part = Project.load(project).parts()[0]
     snippet = project / "snippets" / part.name / "hostile.py"
     snippet.write_text("".join(f"print({line!r})\n" for line in HOSTILE_LINES))
-    page = project / "docs" / part.page
-    markdown, meta = get_data(page.read_text(encoding="utf-8"))
-    meta.setdefault("values", {}).update({
-        "hostile_script": {"output": "hostile", "pattern": "^(<script>.*)$"},
-        "hostile_markdown": {"output": "hostile", "pattern": "^(\\*\\*bold.*)$"},
-    })
-    page.write_text(f"---\n{yaml.safe_dump(meta, allow_unicode=True)}---\n\n{markdown}\n\n"
-                    "{{ example hostile.py }}\n\n"
-                    "Inline, {{ value hostile_script }} and {{ value hostile_markdown }}.\n", encoding="utf-8")
+    template = ["{hostile_script}", "{hostile_markdown}", *["{}"] * (len(HOSTILE_LINES) - 2)]
+    with (project / "snippets" / part.name / "values.yml").open("a", encoding="utf-8") as values:
+        values.write("hostile: |\n" + "".join(f"  {line}\n" for line in template))
+    with (project / "docs" / part.page).open("a", encoding="utf-8") as page:
+        page.write(f"\n\n{{{{ example {part.name}/hostile.py }}}}\n\n"
+                   f"Inline, {{{{ value {part.name}/hostile_script }}}} and {{{{ value {part.name}/hostile_markdown }}}}.\n")
     return part
 
 

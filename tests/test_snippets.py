@@ -5,10 +5,12 @@ from __future__ import annotations
 import ast
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from recorder import store
 from recorder.pinned import MODEL_ID, REVISION
 from recorder.published import check
 from recorder.snippets import discover
@@ -27,19 +29,28 @@ def test_output_matches_what_the_site_shows(name: str, stand_in_outputs: list[di
         assert by_form == 0, "a snippet that loads no weights must print the same thing every time"
 
 
-def test_only_the_software_row_depends_on_weight_values(stand_in_outputs: list[dict[str, str]]) -> None:
+def test_only_published_outputs_of_snippets_that_load_weights_depend_on_weight_values(
+        stand_in_outputs: list[dict[str, str]]) -> None:
+    """What prints differently with other weights is what the build cannot compute here: the article's run."""
     first, second = stand_in_outputs
-    assert {name for name in first if first[name] != second[name]} == {"token-embeddings/software_row"}
+    depending = {name for name in first if first[name] != second[name]}
+    assert depending, "no output depends on weight values: this check would pass on nothing"
+    manifest = store.read_manifest(ROOT)
+    for name in depending:
+        assert SNIPPETS[name].loads == "weights" and manifest[name]["origin"] == "published", name
 
 
 def test_what_a_snippet_loads_is_read_from_its_imports() -> None:
-    """Weights only where a model class is imported; Part 1 and the prompt's ids need only the tokenizer."""
-    loads = {name: snippet.loads for name, snippet in SNIPPETS.items()}
-    assert loads["token-embeddings/software_row"] == "weights"
-    assert loads["token-embeddings/prompt_token_ids"] == "tokenizer"
-    assert loads["token-embeddings/gradient_rows"] == "tokenizer", "its model is built from a configuration"
-    assert loads["token-embeddings/row_lookup"] is None
-    assert {loads[name] for name in SNIPPETS if name.startswith("tokenization/")} == {"tokenizer"}
+    """Weights where a model is loaded, the tokenizer where only a tokenizer or hub files are, else nothing; read
+    here from the calls the snippet and the files it imports make, not from their imports."""
+    kinds = set()
+    for name, snippet in SNIPPETS.items():
+        text = "".join(path.read_text(encoding="utf-8") for path in snippet.sources)
+        expected = ("weights" if re.search(r"Model\w*\.from_pretrained\(", text) else
+                    "tokenizer" if re.search(r"from_pretrained\(|hf_hub_download\(", text) else None)
+        assert snippet.loads == expected, name
+        kinds.add(expected)
+    assert kinds == {"weights", "tokenizer", None}, f"every kind is checked on some snippet, not only {kinds}"
 
 
 LOADERS = {
@@ -87,13 +98,15 @@ def test_snippets_run_on_their_own(stand_in_cache: Path, stand_in_outputs: list[
 ))
 def test_snippets_load_the_pinned_revision_by_name(path: str) -> None:
     """The code a reader copies names the model and revision that the record step pins."""
-    tree = ast.parse((ROOT / path).read_text())
-    calls = [node for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and getattr(node.func, "attr", None) in ("from_pretrained", "hf_hub_download")]
-    assert calls
+    text = (ROOT / path).read_text()
+    tree = ast.parse(text)
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and getattr(node.func, "attr", getattr(node.func, "id", None)) in ("from_pretrained", "hf_hub_download")]
+    # Every call the file writes, each by name and pinned revision alone: no other keyword can pick other files.
+    assert len(calls) == text.count("from_pretrained(") + text.count("hf_hub_download(") > 0
     for call in calls:
         assert call.args[0].value == MODEL_ID
-        assert "revision" in [keyword.arg for keyword in call.keywords]
+        assert [keyword.arg for keyword in call.keywords] == ["revision"], ast.unparse(call)
     named = {node.targets[0].id: node.value.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
              and isinstance(node.value, ast.Constant) and isinstance(node.targets[0], ast.Name)}
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}

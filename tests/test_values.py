@@ -1,0 +1,66 @@
+"""Values read through templates that match whole outputs: every declared value reads, and each way a template
+and its output can part says which value, which output line and which template."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from string import Formatter
+
+import pytest
+
+from recorder.pages import recorded
+from recorder.project import Project
+from recorder.values import Template, TemplateError, templates
+from support import ROOT
+
+PARTS = Project.load(ROOT).parts()
+
+
+def template(*lines: str) -> Template:
+    """A template of the output of `snippets/demo/printed.py`, as a values file would declare it."""
+    names = tuple(name for line in lines for _, name, _, _ in Formatter().parse(line) if name)
+    return Template("demo", "printed", lines, names)
+
+
+def test_every_declared_value_of_every_part_reads_from_its_output() -> None:
+    shown = recorded(Project.load(ROOT))
+    assert shown.values and not shown.unreadable, shown.unreadable
+    for part in PARTS:
+        for found in templates(ROOT, part.name):
+            for name in found.names:
+                assert shown.value(f"{part.name}/{name}"), f"{part.name}/{name} reads nothing"
+
+
+def test_a_template_reads_each_value_and_skips_what_it_leaves_open() -> None:
+    read = template("{count} entries, {} skipped", "rank {rank}: {{literal}}").read("50,257 entries, 3 skipped\n"
+                                                                                   "rank 9: {literal}\n")
+    assert read == {"count": "50,257", "rank": "9"}
+
+
+@pytest.mark.parametrize(("output", "expected"), [
+    ("50,257 items\nrank 9: x\n", ["value `count`", "line 1 of outputs/demo/printed.txt reads '50,257 items'",
+                                    "template line '{count} entries' in snippets/demo/values.yml"]),
+    ("50,257 entries\n", ["value `count`, `rank`", "outputs/demo/printed.txt has 1 lines, the template 2",
+                          "from line 2 on"]),
+    ("50,257 entries\nrank 9: x\nmore\n", ["has 3 lines, the template 2", "matches the whole output"]),
+])
+def test_an_output_that_no_longer_fits_names_the_value_the_line_and_the_template(output: str,
+                                                                                 expected: list[str]) -> None:
+    with pytest.raises(TemplateError) as error:
+        template("{count} entries", "rank {rank}: {}").read(output)
+    for text in expected:
+        assert text in str(error.value)
+
+
+def test_a_malformed_values_file_names_itself_and_the_fix(tmp_path: Path) -> None:
+    folder = tmp_path / "snippets" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "printed.py").write_text("print(1)\n")
+    for text, message in [("printed: [1, 2\n", "is not valid YAML"),
+                          ("nowhere: '{a}'\n", "a snippet snippets/demo/nowhere.py whose output it reads"),
+                          ("printed: '{a} {a}'\n", "value `a` is named twice"),
+                          ("printed: '{a'\n", "Write a literal brace as `{{` or `}}`")]:
+        (folder / "values.yml").write_text(text)
+        with pytest.raises(TemplateError, match="snippets/demo/values.yml|template line") as error:
+            templates(tmp_path, "demo")
+        assert message in str(error.value), text

@@ -1,0 +1,86 @@
+"""Zensical, MkDocs' successor, builds the same pages through the same Markdown extension, recorder.render: every
+page reads the same as in the MkDocs build, a part's notebook is offered as a download, and drift fails it too."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup, Tag
+
+from conftest import made_once
+from recorder.project import Part, Project
+from support import ROOT, copy_project, offline_env
+
+ZENSICAL = str(Path(sys.executable).with_name("zensical"))
+PAGES = sorted(path.relative_to(ROOT / "docs").as_posix() for path in (ROOT / "docs").glob("*.md"))
+PARTS = Project.load(ROOT).parts()
+
+
+def zensical_build(project: Path) -> subprocess.CompletedProcess[str]:
+    """`zensical build --strict` in `project`, from which it resolves the snippets' base path."""
+    return subprocess.run([ZENSICAL, "build", "--strict"], cwd=project, env=offline_env(), capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+@pytest.fixture(scope="session")
+def zensical_site(shared_folder: Path) -> Path:
+    def build(folder: Path) -> None:
+        copy_project(folder)
+        result = zensical_build(folder)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    return made_once(shared_folder, "zensical", build) / "site"
+
+
+def article(site: Path, page: str) -> Tag:
+    built = site / page.removesuffix(".md").removesuffix("index") / "index.html"
+    found = BeautifulSoup(built.read_text(encoding="utf-8"), "html.parser").select_one("article")
+    assert found is not None, f"{built} has no article"
+    return found
+
+
+def reading(page: Tag) -> dict[str, list[str]]:
+    """What a reader reads of a page's code, outputs, provenance lines, figures and prose (where values stand)."""
+    for link in page.select("a.headerlink, p.recorded-notebook"):
+        link.extract()
+    return {
+        "code": [block.get_text() for block in page.select("div.highlight pre")],
+        "outputs": [block.get_text() for block in page.select("div.recorded-output pre")],
+        "provenance": [line.get_text(" ", strip=True) for line in page.select(".provenance")],
+        "figures": [str(figure.svg) for figure in page.select("figure.recorded-figure")],
+        "prose": [paragraph.get_text(" ", strip=True) for paragraph in page.find_all(["p", "li", "td", "th"])],
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", PAGES)
+def test_each_page_reads_the_same_under_zensical_as_under_mkdocs(built_site: Path, zensical_site: Path,
+                                                                 page: str) -> None:
+    mkdocs, zensical = reading(article(built_site, page)), reading(article(zensical_site, page))
+    assert any(mkdocs.values()), f"{page}: nothing read, so nothing compared"
+    for kind, shown in mkdocs.items():
+        assert zensical[kind] == shown, f"{page}: its {kind} read otherwise under Zensical"
+    assert "{{" not in article(zensical_site, page).get_text(), f"{page}: a directive was left as written"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("part", PARTS, ids=lambda part: part.name)
+def test_zensical_offers_each_part_s_notebook_as_a_download(zensical_site: Path, part: Part) -> None:
+    link = article(zensical_site, part.page).select_one("p.recorded-notebook a[download]")
+    assert link is not None, f"{part.page}: no link to download its notebook"
+    target = (zensical_site / part.name / link["href"]).resolve()
+    assert target == (zensical_site / part.notebook).resolve()
+    assert target.read_bytes() == (ROOT / "docs" / part.notebook).read_bytes()
+
+
+@pytest.mark.slow
+def test_a_drifted_output_fails_the_zensical_build_too(project: Path) -> None:
+    name = sorted((project / "outputs" / PARTS[0].name).glob("*.txt"))[0].relative_to(project).as_posix()
+    with (project / name).open("a", encoding="utf-8") as output:
+        output.write("edited\n")
+    result = zensical_build(project)
+    assert result.returncode != 0
+    assert f"{name} differs from what `make record` wrote" in result.stderr, result.stderr
