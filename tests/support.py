@@ -13,14 +13,15 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = (1, 2)  # of the stand-in checkpoints: lines that differ between the two depend on weight values
-# What a project copy needs to record outputs and build the site. The plugin is the installed
-# `recorded-outputs` entry point; mkdocs-llmstxt takes its `preprocess` module by path, from the copy.
+# What a project copy needs to record outputs and build the site, copied, and the code, linked: mkdocs-llmstxt
+# takes its `preprocess` module by path from the copy, and a command run in the copy imports `recorder` from
+# there, so a partial recorder/ would hide the subpackages it lacks.
 PROJECT_PARTS = ("compat", "docs", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
-                 "requirements.txt", "recorder/render/llms_markdown.py")
+                 "requirements.txt")
 
 
 def copy_project(copy: Path) -> Path:
-    """The parts of the project a build needs, copied into `copy`."""
+    """The parts of the project a build needs, copied into `copy`, with this checkout's recorder/ linked."""
     for part in PROJECT_PARTS:
         source = ROOT / part
         if source.is_dir():
@@ -28,6 +29,7 @@ def copy_project(copy: Path) -> Path:
         else:
             (copy / part).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, copy / part)
+    (copy / "recorder").symlink_to(ROOT / "recorder", target_is_directory=True)
     return copy
 
 
