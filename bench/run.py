@@ -33,13 +33,13 @@ from typing import Any, NamedTuple
 
 from mkdocs.config import load_config
 
-from recorder import published
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
-from recorder.plugin import EXTENSION
-from recorder.project import CONFIG_FILE, PLUGIN
-from recorder.runner import QUIET_LIBRARIES
-from recorder.snippets import discover, parts
+from recorder.record import published
+from recorder.record.project import CONFIG_FILE, PLUGIN
+from recorder.record.runner import QUIET_LIBRARIES
+from recorder.record.snippets import discover, parts
+from recorder.render.plugin import EXTENSION
 
 PROJECT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).with_name("results.json")
@@ -109,7 +109,7 @@ def record_copy(root: Path, build: bool) -> None:
                else f"is not a copy made by the benchmark (it has no {MARKER})")
         raise BenchFailed(f"{root} {why}. Run `make bench`, which records into a temporary copy of its own.")
     # Imported here: a child's peak memory counts its parent's resident set, which these imports would grow.
-    from recorder.record import record
+    from recorder.record.step import record
 
     (root / OUTPUTS_DIR / MANIFEST_NAME).unlink(missing_ok=True)
     record(root, report=partial(print, flush=True), pinned_files=False)

@@ -8,10 +8,11 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from recorder import compat_page, diff, pr_record
-from recorder.compat import make_compat
 from recorder.errors import RecorderError
-from recorder.record import DEFAULT_TIMEOUT, attach, record
+from recorder.record.step import DEFAULT_TIMEOUT, attach, record
+from recorder.render import compat_page
+from recorder.tools import diff, pr_record
+from recorder.tools.compat import make_compat
 
 
 def main(argv: list[str] | None = None) -> int:

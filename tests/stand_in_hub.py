@@ -27,7 +27,7 @@ from typing import Literal
 from urllib.parse import unquote, urlsplit
 
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE
-from recorder.snippets import sha256_file
+from recorder.record.snippets import sha256_file
 
 Mode = Literal["healthy", "revision-missing", "drops-weights", "silent"]
 RESOLVE = re.compile(rf"/{re.escape(MODEL_ID)}/resolve/(?P<revision>[^/]+)/(?P<file>.+)")

@@ -13,14 +13,15 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = (1, 2)  # of the stand-in checkpoints: lines that differ between the two depend on weight values
-# What a project copy needs to record outputs and build the site. The plugin is the installed
-# `recorded-outputs` entry point; mkdocs-llmstxt takes its `preprocess` module by path, from the copy.
+# What a project copy needs to record outputs and build the site, copied, and the code, linked: mkdocs-llmstxt
+# takes its `preprocess` module by path from the copy, and a command run in the copy imports `recorder` from
+# there, so a partial recorder/ would hide the subpackages it lacks.
 PROJECT_PARTS = ("compat", "docs", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
-                 "requirements.txt", "recorder/llms_markdown.py")
+                 "requirements.txt")
 
 
 def copy_project(copy: Path) -> Path:
-    """The parts of the project a build needs, copied into `copy`."""
+    """The parts of the project a build needs, copied into `copy`, with this checkout's recorder/ linked."""
     for part in PROJECT_PARTS:
         source = ROOT / part
         if source.is_dir():
@@ -28,6 +29,7 @@ def copy_project(copy: Path) -> Path:
         else:
             (copy / part).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, copy / part)
+    (copy / "recorder").symlink_to(ROOT / "recorder", target_is_directory=True)
     return copy
 
 
@@ -47,8 +49,8 @@ def stand_ins_with_outputs(folder: Path) -> list[dict[str, str]]:
 
     These runs execute every snippet, so they are the ones coverage measures (tests/snippet_coverage.py), and
     only they: tracing the imports of torch and the making of the checkpoints too took 4 to 5 s longer."""
-    from recorder.published import make_stand_ins, run_trials
-    from recorder.snippets import discover
+    from recorder.record.published import make_stand_ins, run_trials
+    from recorder.record.snippets import discover
     from snippet_coverage import coverage_of_snippets, require_measured
 
     caches = {folder / f"seed-{seed}": seed for seed in SEEDS}
@@ -103,7 +105,7 @@ def build(project: Path) -> Built:
 
 def with_values(text: str) -> str:
     """`text` with each `{{ value NAME }}` replaced by the value the build reads for it."""
-    from recorder import notebook
+    from recorder.record import notebook
 
     recorded = notebook.load(ROOT)[1]
     return re.sub(r"\{\{ value ([-a-z0-9_/]+) \}\}", lambda match: recorded.value(match.group(1)), text)
@@ -114,7 +116,7 @@ def converted(markdown: str, recorded: Any, *extensions: str) -> str:
     `extensions`; raises the build's PageError where a directive cannot render."""
     from markdown import Markdown
 
-    from recorder.render import RecordedOutputs
+    from recorder.render.extension import RecordedOutputs
 
     class Reading(RecordedOutputs):
         def read(self) -> Any:

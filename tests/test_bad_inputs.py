@@ -22,12 +22,12 @@ from types import FrameType
 
 import pytest
 
-from recorder import store
 from recorder.__main__ import main
-from recorder.project import Project
-from recorder.record import record as store_record
-from recorder.runner import QUIET_LIBRARIES
-from recorder.snippets import parts
+from recorder.record import store
+from recorder.record.project import Project
+from recorder.record.runner import QUIET_LIBRARIES
+from recorder.record.snippets import parts
+from recorder.record.step import record as store_record
 from support import ROOT, offline_env, snapshot
 
 # The part whose folder the tests' own snippets go in: any part will do.

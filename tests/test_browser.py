@@ -14,10 +14,10 @@ from playwright.sync_api import (Browser, BrowserContext, CDPSession, ConsoleMes
                                   sync_playwright)
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from recorder import compat_page
-from recorder.directives import Compatibility, Directive, Example, Listing, Provenance, parse
-from recorder.project import Part, Project
-from recorder.snippets import discover
+from recorder.record.project import Part, Project
+from recorder.record.snippets import discover
+from recorder.render import compat_page
+from recorder.render.directives import Compatibility, Directive, Example, Listing, Provenance, parse
 from support import ROOT
 from test_llms import shown_code
 from tools.local_site import served

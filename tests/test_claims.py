@@ -10,11 +10,11 @@ import pytest
 from transformers import GPT2Config, GPT2Tokenizer
 from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
-from recorder import store
-from recorder.hub import packaged_tokenizer_files
-from recorder.project import Project
-from recorder.snippets import discover
-from recorder.pages import recorded
+from recorder.record import store
+from recorder.record.hub import packaged_tokenizer_files
+from recorder.record.project import Project
+from recorder.record.snippets import discover
+from recorder.render.pages import recorded
 from support import ROOT, with_values
 
 PROJECT = Project.load(ROOT)

@@ -17,12 +17,14 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 
-from recorder import compat, compat_page, record, store
 from recorder.__main__ import main
-from recorder.compat import Printed, verdict, weight_dependent_lines
-from recorder.compat_page import CompatError, render
-from recorder.project import Project
-from recorder.snippets import SnippetError, discover, sha256_file
+from recorder.record import step, store
+from recorder.record.project import Project
+from recorder.record.snippets import SnippetError, discover, sha256_file
+from recorder.render import compat_page
+from recorder.render.compat_page import CompatError, render
+from recorder.tools import compat
+from recorder.tools.compat import Printed, verdict, weight_dependent_lines
 from support import ROOT
 
 RECORDED = "True\n[0.052651, -0.010756]\ntorch.Size([1, 5])\n"
@@ -105,7 +107,7 @@ def small_project(root: Path, hub_cache: Path) -> Path:
         output = OUTPUTS[name].format(cache=hub_cache).encode()
         (root / "outputs" / f"{name}.txt").parent.mkdir(parents=True, exist_ok=True)
         (root / "outputs" / f"{name}.txt").write_bytes(output)
-        entries[name] = record.entry(root, snippet, output, origin="executed", seconds=0.0, model=None)
+        entries[name] = step.entry(root, snippet, output, origin="executed", seconds=0.0, model=None)
     (root / "outputs" / "manifest.json").write_bytes(store.manifest_bytes(entries))
     assert store.problems(root) == []
     return root

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from recorder import store
 from recorder.__main__ import main
-from recorder.diff import DiffError, Outputs, render, report
 from recorder.pinned import REVISION, WEIGHTS_SHA256, short
+from recorder.record import store
+from recorder.tools.diff import DiffError, Outputs, render, report
 
 # Snippets are named "<part>/<stem>", their outputs are outputs/<part>/<stem>.txt.
 GREETING_NAME, FIGURE_NAME = "part-one/greeting", "part-two/figure"

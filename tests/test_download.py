@@ -19,15 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from recorder.hub import PROBE_SECONDS, REQUEST_SECONDS, SILENT_SECONDS, DownloadFailed, snapshot_dir
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, short
-from recorder.runner import run_one
-from recorder.snippets import Snippet, discover
+from recorder.record.hub import PROBE_SECONDS, REQUEST_SECONDS, SILENT_SECONDS, DownloadFailed, snapshot_dir
+from recorder.record.runner import run_one
+from recorder.record.snippets import Snippet, discover
 from stand_in_hub import Snapshot, StandInHub
 from support import ROOT, snapshot
 
 # Runs `python -m recorder record` refusing connections beyond 127.0.0.1, after setting what its
-# arguments say of recorder.hub, as only tests do (`RETRIES=2`: fewer restarts of a broken download).
+# arguments say of recorder.record.hub, as only tests do (`RETRIES=2`: fewer restarts of a broken download).
 RECORD_ON_LOOPBACK = """
 import socket, sys
 
@@ -38,8 +38,8 @@ def loopback_only(event, args):
         raise ConnectionRefusedError(f"{args[1]} is not 127.0.0.1")
 
 sys.addaudithook(loopback_only)
-from recorder import hub
 from recorder.__main__ import main
+from recorder.record import hub
 
 for setting in sys.argv[1:]:
     name, value = setting.split("=")
@@ -50,7 +50,7 @@ sys.exit(main(["record"]))
 SECONDS = 120
 # What the record step may take against a hub that never answers (huggingface_hub alone waits over six minutes).
 SILENT_HUB_SECONDS = 60
-# The waits of recorder.hub in the tests' children: a second for an answer, and long enough a silence
+# The waits of recorder.record.hub in the tests' children: a second for an answer, and long enough a silence
 # for a second request after huggingface_hub's first pause (1 s), not for a third after its next (2 s).
 SHORT_WAITS = ("REQUEST_SECONDS=1", "SILENT_SECONDS=4")
 # Restarts of a download that gets no further, in the tests' children: each costs huggingface_hub's 1 s pause.

@@ -12,9 +12,9 @@ from xml.etree import ElementTree
 import pytest
 from mkdocs.utils.meta import get_data
 
-from recorder.pages import SVG_NAMESPACE, UnsafeFigure, accessible_svg, checked_svg, in_prose_style
-from recorder.project import Part, Project
-from recorder.snippets import discover
+from recorder.record.project import Part, Project
+from recorder.record.snippets import discover
+from recorder.render.pages import SVG_NAMESPACE, UnsafeFigure, accessible_svg, checked_svg, in_prose_style
 from support import ROOT, build, edit, snapshot, with_values
 
 PARTS = Project.load(ROOT).parts()

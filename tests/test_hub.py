@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from recorder import hub
+from recorder.record import hub
 
 
 def test_a_listening_endpoint_counts_as_reachable(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from recorder import snippets, store
+from recorder.record import snippets, store
 from support import ROOT, offline_env, snapshot
 
 RECORDED_TORCH = {entry["versions"]["torch"] for entry in store.read_manifest(ROOT).values()

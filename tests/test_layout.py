@@ -16,37 +16,37 @@ MAP = "## How the code is laid out"
 
 # recorder's layers, lowest first. A module imports only from its own layer and the ones before it.
 LAYERS = ("base", "record", "pages", "commands", "plugin", "command line")
-RECORDER = {
+RECORDER = {  # each module of recorder/, as its path there without .py
     "errors": "base",
     "pinned": "base",
-    "snippets": "record",
-    "hub": "record",
-    "runner": "record",
-    "published": "record",
-    "store": "record",
-    "project": "record",
-    "tokenizer_files": "record",
-    "directives": "pages",
-    "pages": "pages",
-    "provenance": "pages",
-    "repository": "pages",
-    "compat_page": "pages",
-    "values": "pages",
-    "render": "pages",
-    "notebook": "pages",
-    "notebook_page": "pages",
+    "record/project": "record",
+    "record/snippets": "record",
+    "record/hub": "record",
+    "record/runner": "record",
+    "record/published": "record",
+    "record/store": "record",
+    "record/notebook": "pages",
+    "record/step": "commands",
+    "render/directives": "pages",
+    "render/values": "pages",
+    "render/pages": "pages",
+    "render/provenance": "pages",
+    "render/repository": "pages",
+    "render/compat_page": "pages",
+    "render/extension": "pages",
+    "render/plugin": "plugin",
+    "render/notebook_page": "pages",
+    "render/tokenizer_files": "record",
+    "render/llms_markdown": "plugin",
+    "tools/diff": "commands",
+    "tools/pr_record": "commands",
+    "tools/compat": "commands",
     "__main__": "command line",
-    "record": "commands",
-    "diff": "commands",
-    "pr_record": "commands",
-    "compat": "commands",
-    "plugin": "plugin",
-    "llms_markdown": "plugin",
 }
 # The other folders: the last layer of recorder/ each may import, and whether its modules may import each other.
 TOP = {"bench": ("command line", True), "tools": ("command line", True)}
 
-Graph = dict[str, set[str]]  # "recorder/store.py" -> the project's modules it imports
+Graph = dict[str, set[str]]  # "recorder/record/store.py" -> the project's modules it imports
 
 
 def _only_a_docstring(path: Path) -> bool:
@@ -56,20 +56,22 @@ def _only_a_docstring(path: Path) -> bool:
 
 
 def modules() -> list[str]:
-    """Every module of FOLDERS, as a path from the root; a package's `__init__.py` that holds only its
-    docstring is no module of its own: its folder stands for it."""
+    """Every module of FOLDERS and their packages, as a path from the root; a package's `__init__.py` that holds
+    only its docstring is no module of its own: its folder stands for it."""
     return sorted(path.relative_to(ROOT).as_posix() for folder in FOLDERS
-                  for path in (ROOT / folder).glob("*.py")
+                  for path in (ROOT / folder).rglob("*.py")
                   if not (path.name == "__init__.py" and _only_a_docstring(path)))
 
 
 def _file(dotted: str) -> str | None:
-    """The project's file that a dotted name imports, if it names one."""
+    """The project's file that a dotted name imports, if it names one: a module, or a package's `__init__.py`."""
     parts = dotted.split(".")
-    if parts[0] not in FOLDERS or len(parts) > 2:
+    if parts[0] not in FOLDERS:
         return None
-    module = "/".join(parts) + ".py" if len(parts) == 2 else f"{parts[0]}/__init__.py"
-    return module if (ROOT / module).is_file() else None
+    for module in ("/".join(parts) + ".py", "/".join(parts) + "/__init__.py"):
+        if (ROOT / module).is_file():
+            return module
+    return None
 
 
 def imports(module: str, known: set[str]) -> set[str]:
@@ -79,10 +81,10 @@ def imports(module: str, known: set[str]) -> set[str]:
     for node in ast.walk(ast.parse((ROOT / module).read_text(encoding="utf-8"), module)):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
-            found.update(filter(None, (_file(".".join(name.split(".")[:2])) for name in names)))
+            found.update(filter(None, (_file(name) for name in names)))
         elif isinstance(node, ast.ImportFrom):
             base = ".".join(filter(None, [folder if node.level else "", node.module or ""]))
-            # `from recorder import store` imports the module; `from recorder.store import X` a name of it.
+            # `from recorder.record import store` imports a module; `from recorder.record.store import X` a name.
             for alias in node.names:
                 found.add(_file(f"{base}.{alias.name}") or _file(base) or "")
     return {imported for imported in found if imported in known and imported != module}
@@ -94,8 +96,8 @@ def graph() -> Graph:
 
 
 def layer(module: str) -> str:
-    folder, name = module.split("/")[0], Path(module).stem
-    return RECORDER.get(name, "") if folder == "recorder" else folder
+    folder, name = module.split("/", 1)
+    return RECORDER.get(name.removesuffix(".py"), "") if folder == "recorder" else folder
 
 
 def cycle(graph: Graph) -> list[str]:
@@ -160,9 +162,10 @@ def map_rows() -> dict[str, list[str]]:
 def test_imports_are_read() -> None:
     found = graph()
     # A check over no imports would pass whatever the code did: these three are known to be there.
-    assert "recorder/store.py" in found["recorder/record.py"], "recorder/record.py's imports were not read"
-    assert "recorder/render.py" in found["recorder/plugin.py"], "the plugin's imports were not read"
-    assert "recorder/published.py" in found["bench/run.py"], "`from recorder import published` was not read"
+    assert "recorder/record/store.py" in found["recorder/record/step.py"], "record/step.py's imports were not read"
+    assert "recorder/render/extension.py" in found["recorder/render/plugin.py"], "the plugin's imports were not read"
+    assert "recorder/record/published.py" in found["bench/run.py"], (
+        "`from recorder.record import published` was not read")
 
 
 def test_no_import_cycle() -> None:
@@ -172,7 +175,8 @@ def test_no_import_cycle() -> None:
 
 
 def test_every_recorder_module_has_a_layer() -> None:
-    names = {Path(module).stem for module in modules() if module.startswith("recorder/")}
+    names = {module.removeprefix("recorder/").removesuffix(".py") for module in modules()
+             if module.startswith("recorder/")}
     assert not names - set(RECORDER), (f"recorder/ modules with no layer: {sorted(names - set(RECORDER))}. "
                                        "Add each to RECORDER in tests/test_layout.py, and a row to "
                                        "CONTRIBUTING.md's module map.")
@@ -204,15 +208,30 @@ def test_the_checks_catch_a_cycle_and_an_import_up_the_layers() -> None:
     assert cycle({"recorder/a.py": {"recorder/b.py"}, "recorder/b.py": {"recorder/a.py"}}) == [
         "recorder/a.py", "recorder/b.py", "recorder/a.py"]
     assert cycle({"recorder/a.py": {"recorder/b.py"}, "recorder/b.py": set()}) == []
-    up = {"recorder/store.py": {"recorder/notebook.py", "recorder/errors.py"},
-          "recorder/errors.py": {"recorder/plugin.py", "bench/run.py"},
-          "recorder/plugin.py": {"recorder/llms_markdown.py", "recorder/record.py", "recorder/__main__.py"},
-          "recorder/record.py": {"recorder/plugin.py"},
+    up = {"recorder/record/store.py": {"recorder/record/notebook.py", "recorder/errors.py"},
+          "recorder/errors.py": {"recorder/render/plugin.py", "bench/run.py"},
+          "recorder/render/plugin.py": {"recorder/render/llms_markdown.py", "recorder/record/step.py",
+                                        "recorder/__main__.py"},
+          "recorder/record/step.py": {"recorder/render/plugin.py"},
           "tools/audit.py": {"bench/run.py", "recorder/__main__.py", "tools/local_site.py"}}
     assert [line.split(":")[0] for line in upward(up)] == [
         "recorder/errors.py (base) imports bench/run.py (bench)",
-        "recorder/errors.py (base) imports recorder/plugin.py (plugin)",
-        "recorder/plugin.py (plugin) imports recorder/__main__.py (command line)",
-        "recorder/record.py (commands) imports recorder/plugin.py (plugin)",
-        "recorder/store.py (record) imports recorder/notebook.py (pages)",
+        "recorder/errors.py (base) imports recorder/render/plugin.py (plugin)",
+        "recorder/record/step.py (commands) imports recorder/render/plugin.py (plugin)",
+        "recorder/record/store.py (record) imports recorder/record/notebook.py (pages)",
+        "recorder/render/plugin.py (plugin) imports recorder/__main__.py (command line)",
         "tools/audit.py (tools) imports bench/run.py (bench)"]
+
+
+def test_each_package_lists_its_modules_in_the_map_s_order() -> None:
+    """A listing of a package is alphabetical; its docstring and the map give the order the data takes."""
+    order = list(map_rows())
+    for init in sorted((ROOT / "recorder").glob("*/__init__.py")):
+        package = init.parent.relative_to(ROOT).as_posix()
+        names = [module for module in order if module.startswith(package + "/")]
+        docstring = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        missing = [module for module in names if Path(module).name not in docstring]
+        assert not missing, f"{package}/__init__.py's docstring does not name {missing}: list each in its stage."
+        listed = sorted(names, key=lambda module: docstring.index(Path(module).name))
+        assert listed == names, (f"{package}/__init__.py lists its modules as {listed}, CONTRIBUTING.md's module map "
+                                 f"as {names}: give both the order the data takes.")

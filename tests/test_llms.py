@@ -12,10 +12,10 @@ import pytest
 import yaml
 from mkdocs.utils.meta import get_data
 
-from recorder import store
-from recorder.directives import Example, Figure, Listing, parse
-from recorder.project import Part, Project
-from recorder.notebook import load
+from recorder.record import store
+from recorder.record.notebook import load
+from recorder.record.project import Part, Project
+from recorder.render.directives import Example, Figure, Listing, parse
 from support import ROOT
 
 DOCS = ROOT / "docs"

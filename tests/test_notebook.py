@@ -16,13 +16,13 @@ from mkdocs.utils.meta import get_data
 from nbclient import NotebookClient
 from packaging.utils import canonicalize_name
 
-from recorder import store
-from recorder.directives import Code, parse
-from recorder.notebook_page import with_copy_scripts_last, without_remote_loaders
-from recorder.pages import PageError
-from recorder.project import Part, Project
-from recorder.published import check
-from recorder.runner import QUIET_LIBRARIES
+from recorder.record import store
+from recorder.record.project import Part, Project
+from recorder.record.published import check
+from recorder.record.runner import QUIET_LIBRARIES
+from recorder.render.directives import Code, parse
+from recorder.render.notebook_page import with_copy_scripts_last, without_remote_loaders
+from recorder.render.pages import PageError
 from support import ROOT, build, offline_env
 
 PROJECT = Project.load(ROOT)

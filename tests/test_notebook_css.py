@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from recorder.notebook_page import without_styles
+from recorder.render.notebook_page import without_styles
 from support import ROOT
 
 NOTEBOOK_CSS = ROOT / "docs" / "stylesheets" / "notebook.css"

@@ -14,17 +14,17 @@ from bs4 import BeautifulSoup
 from markdown import Markdown
 from mkdocs.utils.meta import get_data
 
-from recorder import store
-from recorder.directives import Example, Figure, Listing, parse
-from recorder.pages import (SVG_NAMESPACE, PageError, highlighted_lines, in_prose_style, recorded,
-                            render_output)
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256, short
-from recorder.project import Part, Project
-from recorder.provenance import Origin
-from recorder.render import prepare
-from recorder.repository import Repository
-from recorder.values import templates
-from recorder.snippets import pins
+from recorder.record import store
+from recorder.record.project import Part, Project
+from recorder.record.snippets import pins
+from recorder.render.directives import Example, Figure, Listing, parse
+from recorder.render.extension import prepare
+from recorder.render.pages import (SVG_NAMESPACE, PageError, highlighted_lines, in_prose_style, recorded,
+                            render_output)
+from recorder.render.provenance import Origin
+from recorder.render.repository import Repository
+from recorder.render.values import templates
 from support import ROOT, converted, with_values
 
 DEMO = """\

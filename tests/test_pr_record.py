@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 import recorder.__main__ as command_line
-from recorder import hub, pr_record, store
-from recorder.record import Recording, entry, save
-from recorder.snippets import discover
+from recorder.record import hub, store
+from recorder.record.snippets import discover
+from recorder.record.step import Recording, entry, save
+from recorder.tools import pr_record
 from support import ROOT, append
 
 # A snippet that loads nothing of GPT-2, whose output's last line the fake record step changes ("<part>/<stem>").

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from recorder.project import PLUGIN, Project, ProjectError
+from recorder.record.project import PLUGIN, Project, ProjectError
 from support import ROOT, build, edit
 
 # The plugin's entry in mkdocs.yml, up to its last option: a test adds one after it.

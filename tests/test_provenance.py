@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup, Tag
 
-from recorder import store
-from recorder.pages import Recorded, recorded, render_output
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256
-from recorder.project import Project
-from recorder.provenance import LABELS, NOT_RERUN, SHORT_HASH, STAND_INS, Origin, caption, source_link
-from recorder.published import SEEDS, create_stand_ins
-from recorder.repository import Repository
+from recorder.record import store
+from recorder.record.project import Project
+from recorder.record.published import SEEDS, create_stand_ins
+from recorder.render.pages import Recorded, recorded, render_output
+from recorder.render.provenance import LABELS, NOT_RERUN, SHORT_HASH, STAND_INS, Origin, caption, source_link
+from recorder.render.repository import Repository
 from support import ROOT, converted
 
 MANIFEST = store.read_manifest(ROOT)

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from recorder import published as published_module
-from recorder import store
 from recorder.__main__ import main
 from recorder.pinned import REVISION
-from recorder.project import ProjectError
-from recorder.published import PublishedMismatch, article_statements, check, form
-from recorder.snippets import discover
+from recorder.record import published as published_module
+from recorder.record import store
+from recorder.record.project import ProjectError
+from recorder.record.published import PublishedMismatch, article_statements, check, form
+from recorder.record.snippets import discover
 from support import ROOT, edit, snapshot
 
 # The article's published outputs, `published/<part>/<stem>.txt`, by snippet name.

@@ -16,8 +16,8 @@ import pytest
 from bs4 import BeautifulSoup
 from mkdocs.utils.meta import get_data
 
-from recorder.directives import Example, parse
-from recorder.project import Part, Project
+from recorder.record.project import Part, Project
+from recorder.render.directives import Example, parse
 from support import build, offline_env
 
 # How long the preview may take to start or to rebuild before the test gives up.

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bench.run import MAKE
-from recorder.snippets import Snippet, discover
-from recorder.values import templates
+from recorder.record.snippets import Snippet, discover
+from recorder.render.values import templates
 from support import ROOT, append, snapshot
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from recorder import store
 from recorder.pinned import MODEL_ID, REVISION
-from recorder.published import check
-from recorder.snippets import discover
+from recorder.record import store
+from recorder.record.published import check
+from recorder.record.snippets import discover
 from support import ROOT, offline_env
 
 SNIPPETS = discover(ROOT)

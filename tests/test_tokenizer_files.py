@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from recorder import tokenizer_files
 from recorder.pinned import FILE_SHA256
+from recorder.render import tokenizer_files
 
 
 def test_the_site_publishes_the_pinned_tokenizer_files_and_the_page_names_their_digests(built_site: Path) -> None:

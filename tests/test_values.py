@@ -8,9 +8,9 @@ from string import Formatter
 
 import pytest
 
-from recorder.pages import recorded
-from recorder.project import Project
-from recorder.values import Template, TemplateError, templates
+from recorder.record.project import Project
+from recorder.render.pages import recorded
+from recorder.render.values import Template, TemplateError, templates
 from support import ROOT
 
 PARTS = Project.load(ROOT).parts()

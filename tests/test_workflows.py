@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from recorder.pr_record import ARTIFACT
+from recorder.tools.pr_record import ARTIFACT
 from support import ROOT
 
 WORKFLOWS = ROOT / ".github" / "workflows"

@@ -1,5 +1,6 @@
-"""Zensical, MkDocs' successor, builds the same pages through the same Markdown extension, recorder.render: every
-page reads the same as in the MkDocs build, a part's notebook is offered as a download, and drift fails it too."""
+"""Zensical, MkDocs' successor, builds the same pages through the same Markdown extension,
+recorder.render.extension: every page reads the same as in the MkDocs build, a part's notebook is offered as a
+download, and drift fails it too."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 
 from conftest import made_once
-from recorder.project import Part, Project
+from recorder.record.project import Part, Project
 from support import ROOT, copy_project, offline_env
 
 ZENSICAL = str(Path(sys.executable).with_name("zensical"))

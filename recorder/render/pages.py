@@ -15,13 +15,14 @@ from defusedxml import DefusedXmlException
 from defusedxml import ElementTree as DefusedElementTree
 from pymdownx.snippets import SnippetPreprocessor
 
-from recorder import provenance, store
 from recorder.errors import RecorderError
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
-from recorder.project import Project
-from recorder.repository import Repository
-from recorder.snippets import pins
-from recorder.values import VALUES_FILE, templates
+from recorder.record import store
+from recorder.record.project import Project
+from recorder.record.snippets import pins
+from recorder.render import provenance
+from recorder.render.repository import Repository
+from recorder.render.values import VALUES_FILE, templates
 
 # The marker pattern pymdownx.snippets itself uses, so line numbers count what it includes.
 _SECTION_MARKER = SnippetPreprocessor.RE_SNIPPET_SECTION

@@ -21,8 +21,8 @@ from types import FrameType, ModuleType
 from typing import Any, NamedTuple, TypeVar
 
 from recorder.errors import RecorderError
-from recorder.hub import hub_failure
-from recorder.snippets import Snippet
+from recorder.record.hub import hub_failure
+from recorder.record.snippets import Snippet
 
 Report = Callable[[str], None]  # where progress lines go: print, or a test's list
 Result = TypeVar("Result")

@@ -20,9 +20,9 @@ from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils.yaml import get_yaml_loader, yaml_load
 
-from recorder import snippets
 from recorder.errors import RecorderError
 from recorder.pinned import SNIPPETS_DIR
+from recorder.record import snippets
 
 CONFIG_FILE = "mkdocs.yml"
 PLUGIN = "recorded-outputs"  # the plugin's name under `plugins:`, its entry point

@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 
 from recorder.errors import RecorderError
 from recorder.pinned import FILE_SHA256, MODEL_ID, REVISION, WEIGHTS_FILE, WEIGHTS_SHA256, short
-from recorder.snippets import Loads, sha256_file
+from recorder.record.snippets import Loads, sha256_file
 
 if TYPE_CHECKING:
     import httpx

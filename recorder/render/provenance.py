@@ -11,10 +11,10 @@ from typing import Any
 from mkdocs.utils import get_relative_url
 
 from recorder.pinned import SNIPPETS_DIR, WEIGHTS_FILE, short
-from recorder.repository import Repository
+from recorder.render.repository import Repository
 
 NOT_RERUN = "not re-run by the build, which cannot download GPT-2's weights"
-# What the published outputs are checked against (`recorder.published.create_stand_ins`), as every page words it.
+# What the published outputs are checked against (`recorder.record.published.create_stand_ins`), as every page words it.
 STAND_INS = "two stand-in models (GPT-2's configuration with one layer, its real tokenizer, random weights)"
 # The versions a reader needs to reproduce an output, in the order its line names them; its record names all.
 _LINE_VERSIONS = ("transformers", "torch", "python")

@@ -21,13 +21,13 @@ from typing import Any, NamedTuple
 
 from packaging.utils import canonicalize_name
 
-from recorder import store
-from recorder.compat_page import RESULTS, CompatError, checked_against
 from recorder.pinned import MODEL_ID, REVISION
-from recorder.published import create_stand_ins, form, lines_depending_on_weights
-from recorder.record import now
-from recorder.runner import QUIET_LIBRARIES, Report
-from recorder.snippets import REQUIREMENTS, VERSIONED_PACKAGES, Snippet, discover, pins, pins_providing
+from recorder.record import store
+from recorder.record.published import create_stand_ins, form, lines_depending_on_weights
+from recorder.record.runner import QUIET_LIBRARIES, Report
+from recorder.record.snippets import REQUIREMENTS, VERSIONED_PACKAGES, Snippet, discover, pins, pins_providing
+from recorder.record.step import now
+from recorder.render.compat_page import RESULTS, CompatError, checked_against
 
 # The last 4.x, the first 5.x, the pinned one and the newest that installs here: the columns of the table.
 RELEASES = ("4.57.6", "5.0.0", "5.17.0", "5.24.0")
@@ -133,7 +133,7 @@ def plan(root: Path, releases: tuple[str, ...]) -> dict[str, list[str] | None]:
         raise CompatError(f"{REQUIREMENTS} does not pin transformers. Pin it as transformers==VERSION.")
     if pinned not in releases:
         raise CompatError(f"the releases to check ({', '.join(releases)}) leave out {pinned}, the one "
-                          f"{REQUIREMENTS} pins. Add it to RELEASES in recorder/compat.py.")
+                          f"{REQUIREMENTS} pins. Add it to RELEASES in recorder/tools/compat.py.")
     modules = set().union(*(snippet.imports for snippet in discover(root).values()))
     return {release: None if release == pinned else requirements(root, modules, release) for release in releases}
 

@@ -17,13 +17,13 @@ from markdown import Markdown
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils.meta import get_data
 
-from recorder import snippets, store
-from recorder.directives import Example, Listing, parse
 from recorder.errors import RecorderError
-from recorder.pages import PageError, Recorded, fence, recorded
 from recorder.pinned import SNIPPETS_DIR
-from recorder.project import NOTEBOOKS_DIR, Part, Project
-from recorder.provenance import Origin
+from recorder.record import snippets, store
+from recorder.record.project import NOTEBOOKS_DIR, Part, Project
+from recorder.render.directives import Example, Listing, parse
+from recorder.render.pages import PageError, Recorded, fence, recorded
+from recorder.render.provenance import Origin
 
 
 def load(root: Path) -> tuple[Project, Recorded]:

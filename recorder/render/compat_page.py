@@ -11,12 +11,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from recorder import store
 from recorder.errors import RecorderError
-from recorder.pages import visible
-from recorder.provenance import by_part, line_count, source_link
-from recorder.repository import Repository
-from recorder.snippets import Snippet, discover, sha256_file, source_hashes
+from recorder.record import store
+from recorder.record.snippets import Snippet, discover, sha256_file, source_hashes
+from recorder.render.pages import visible
+from recorder.render.provenance import by_part, line_count, source_link
+from recorder.render.repository import Repository
 
 COMPAT_DIR = "compat"
 RESULTS = f"{COMPAT_DIR}/results.json"

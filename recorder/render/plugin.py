@@ -1,7 +1,7 @@
-"""The MkDocs plugin `recorded-outputs`: what only MkDocs offers around the pages that `recorder.render` renders.
+"""The MkDocs plugin `recorded-outputs`: what only MkDocs offers around the pages that the Markdown extension renders.
 
-The pages' directives are rendered by the Markdown extension `recorder.render`, which Zensical runs too. This
-plugin adds what MkDocs alone has: the companion notebooks as pages (mkdocs-jupyter), each part in llms.txt,
+The pages' directives are rendered by the Markdown extension `recorder.render.extension`, which Zensical runs too.
+This plugin adds what MkDocs alone has: the companion notebooks as pages (mkdocs-jupyter), each part in llms.txt,
 the links back to the repository from GITHUB_*, and the snippets' sources, the manifest and the pinned
 tokenizer files (for Part 1's "Try it" box) inside the site.
 It fails the build at once on any drift, with every problem listed; a preview (`mkdocs serve`) shows stale
@@ -26,16 +26,16 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
-from recorder import notebook_page, render, repository, tokenizer_files
-from recorder.compat_page import COMPAT_DIR
-from recorder.directives import parse
 from recorder.errors import RecorderError
-from recorder.pages import PageError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
-from recorder.project import PLUGIN, PluginConfig, Project
+from recorder.record.project import PLUGIN, PluginConfig, Project
+from recorder.render import extension, notebook_page, repository, tokenizer_files
+from recorder.render.compat_page import COMPAT_DIR
+from recorder.render.directives import parse
+from recorder.render.pages import PageError
 
 log = logging.getLogger(f"mkdocs.plugins.{PLUGIN}")
-EXTENSION = "recorder.render"
+EXTENSION = "recorder.render.extension"
 # A link the extension writes from the top of docs/ to a snippet's copy inside the site.
 _SOURCE_LINK = re.compile(rf'href="({SNIPPETS_DIR}/[^"]+)"')
 
@@ -54,7 +54,7 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
                               f"which renders the pages' directives: add `- {EXTENSION}` under `markdown_extensions:`.")
         # The extension's options and the snippets' base path, from the project's folder wherever MkDocs runs;
         # the project's fingerprint once for the build, not for each page (a preview's rebuild takes it anew).
-        content = render.fingerprint(root)
+        content = extension.fingerprint(root)
         config.mdx_configs[EXTENSION] = {**config.mdx_configs.get(EXTENSION, {}), "project": str(root),
                                          "preview": self.previewing, "notebook_links": False, "content": content}
         snippets = config.mdx_configs.get("pymdownx.snippets", {})
@@ -64,18 +64,18 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
             self.project = Project(root, config, self.config)
             self.parts = {part.name: part for part in self.project.parts()}
             self.repository = self._repository(config)
-            self.site = render.state(root, preview=self.previewing, content=content)
+            self.site = extension.state(root, preview=self.previewing, content=content)
             self.tokenizer_files = tokenizer_files.verified()
         except RecorderError as error:
             raise PluginError(str(error)) from None
-        if not self.previewing and (message := render.failure(self.site)):
+        if not self.previewing and (message := extension.failure(self.site)):
             raise PluginError(message)
         # Logged below WARNING: `--strict` counts warnings and would stop the preview.
         for problem in self.site.problems:
             log.info("stale output, shown with a warning: %s", problem.message)
 
     def _repository(self, config: MkDocsConfig) -> repository.Repository | None:
-        """The repository named by the environment (see recorder/repository.py), which also gives every page
+        """The repository named by the environment (see recorder/render/repository.py), which also gives every page
         its edit link; set here rather than with !ENV in mkdocs.yml, which cannot join two variables."""
         found = repository.from_environment(os.environ)
         if found is not None:
@@ -126,7 +126,7 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         for file in files.documentation_pages():
             if file.src_uri.endswith(".md") and "{{" in (markdown := get_data(file.content_string)[0]):
                 try:
-                    render.prepare(parse(markdown), self.site.recorded)
+                    extension.prepare(parse(markdown), self.site.recorded)
                 except PageError as error:
                     raise PluginError(f"docs/{file.src_uri}: {error}") from None
 

@@ -10,10 +10,10 @@ import subprocess
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from recorder import store
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR
-from recorder.provenance import Origin, backticks, emphasis
+from recorder.record import store
+from recorder.render.provenance import Origin, backticks, emphasis
 
 UPSTREAM = "origin/main"
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S)

@@ -1,5 +1,6 @@
-"""`recorder.render`, the Python-Markdown extension that renders the page directives, under any engine that runs
-Python-Markdown extensions (MkDocs with Material, Zensical). It only reads: it records nothing, writes nothing.
+"""`recorder.render.extension`, the Python-Markdown extension that renders the page directives, under any engine
+that runs Python-Markdown extensions (MkDocs with Material, Zensical). It only reads: it records nothing, writes
+nothing.
 
 It knows neither the page's path nor its front matter: directives name their part (`PART/FILE.py`,
 `PART/NAME`), values come from each part's `values.yml`, and links are written from the top of docs/, where
@@ -36,15 +37,17 @@ from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 from mkdocs.utils.meta import get_data
 
-from recorder import compat_page, notebook, repository, store
-from recorder.compat_page import COMPAT_DIR, CompatError
-from recorder.directives import (Block, Compatibility, Directive, Example, Figure, Listing, Parts, Provenance, Value,
-                                 parse)
-from recorder.pages import PageError, Recorded, check_include, fence, recorded, render_figure, render_output, visible
 from recorder.pinned import OUTPUTS_DIR, SNIPPETS_DIR
-from recorder.project import CONFIG_FILE, NOTEBOOKS_DIR, Project
-from recorder.provenance import record_table
-from recorder.values import VALUES_FILE
+from recorder.record import notebook, store
+from recorder.record.project import CONFIG_FILE, NOTEBOOKS_DIR, Project
+from recorder.render import compat_page, repository
+from recorder.render.compat_page import COMPAT_DIR, CompatError
+from recorder.render.directives import (Block, Compatibility, Directive, Example, Figure, Listing, Parts, Provenance,
+                                        Value, parse)
+from recorder.render.pages import (PageError, Recorded, check_include, fence, recorded, render_figure, render_output,
+                                   visible)
+from recorder.render.provenance import record_table
+from recorder.render.values import VALUES_FILE
 
 
 @dataclass(frozen=True)
@@ -189,7 +192,7 @@ def _part_list(shown: Recorded) -> list[str]:
 
 
 class RecordedOutputs(Extension):
-    """Options, under `markdown_extensions:` as `- recorder.render:`."""
+    """Options, under `markdown_extensions:` as `- recorder.render.extension:`."""
 
     def __init__(self, **kwargs: Any) -> None:
         self.config = {

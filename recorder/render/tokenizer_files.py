@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from recorder.errors import RecorderError
-from recorder.hub import packaged_tokenizer_files
 from recorder.pinned import FILE_SHA256
-from recorder.snippets import sha256_file
+from recorder.record.hub import packaged_tokenizer_files
+from recorder.record.snippets import sha256_file
 
 SITE_DIR = "tokenizer"  # where the built site holds them: tokenizer/vocab.json, tokenizer/merges.txt
 

@@ -17,11 +17,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from recorder import hub, store
 from recorder.errors import RecorderError
 from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION, SNIPPETS_DIR
-from recorder.runner import Report, Run, forget_snippet_modules, in_child, quiet_libraries, run_all
-from recorder.snippets import Snippet, discover
+from recorder.record import hub, store
+from recorder.record.runner import Report, Run, forget_snippet_modules, in_child, quiet_libraries, run_all
+from recorder.record.snippets import Snippet, discover
 
 SEEDS = (1, 2)
 NUMBER = re.compile(r"[-+]?\d+(?:\.(\d+))?(?:[eE][-+]?\d+)?")
@@ -161,7 +161,8 @@ def attach(root: Path, targets: list[Snippet], *, timeout: float,
 def article_statements(root: Path) -> tuple[str, dict[str, dict[str, str]]]:
     """The article's title, and what it states about the run behind each output where it states it, by output:
     the plugin's `published_article` and `published_with` in mkdocs.yml."""
-    from recorder.project import CONFIG_FILE, Project  # here: reading mkdocs.yml costs a run that attaches nothing 0.2 s
+    # Imported here: reading mkdocs.yml costs a run that attaches nothing 0.2 s.
+    from recorder.record.project import CONFIG_FILE, Project
 
     options = Project.load(root).options
     for name in options.published_with:

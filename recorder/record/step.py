@@ -10,11 +10,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from recorder import hub, notebook, published, store
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR, TOKENIZER_FILES
-from recorder.project import Project
-from recorder.runner import Report, quiet_libraries, run_all, snippet_modules
-from recorder.snippets import Snippet, discover, sha256_bytes, source_hashes, versions_for
+from recorder.record import hub, notebook, published, store
+from recorder.record.project import Project
+from recorder.record.runner import Report, quiet_libraries, run_all, snippet_modules
+from recorder.record.snippets import Snippet, discover, sha256_bytes, source_hashes, versions_for
 
 DEFAULT_TIMEOUT = 300.0
 

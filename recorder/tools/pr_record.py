@@ -7,9 +7,10 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from recorder import diff, notebook, store
 from recorder.pinned import OUTPUTS_DIR
-from recorder.project import NOTEBOOKS_DIR, Project
+from recorder.record import notebook, store
+from recorder.record.project import NOTEBOOKS_DIR, Project
+from recorder.tools import diff
 
 # The name under which the pull-request workflow uploads outputs/ and docs/notebooks/.
 ARTIFACT = "recorded-outputs"

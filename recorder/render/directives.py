@@ -5,7 +5,7 @@ Block directives stand alone on their line; `value` is inline (see CONTRIBUTING.
 the section), `{{ figure PART/FILE "ALT" }}` (ALT may quote values), `{{ provenance }}`,
 `{{ compatibility }}`, `{{ parts }}`, `{{ value PART/NAME }}`. A directive names its part itself: a
 Markdown extension sees neither the page's path nor its front matter. The companion notebook reads its
-blocks from here; the page's conversion (recorder/render.py) renders from here.
+blocks from here; the page's conversion (recorder/render/extension.py) renders from here.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from recorder.pages import PageError
+from recorder.render.pages import PageError
 
 _FILE = r"(?P<file>[a-z][-a-z0-9_]*/[a-z][a-z0-9_]*\.py)"
 _SECTION = r"[a-z][-_0-9a-z]*"

@@ -21,7 +21,7 @@ from packaging.utils import canonicalize_name
 
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, MODEL_ID, OUTPUTS_DIR, REVISION
-from recorder.snippets import (REQUIREMENTS, Snippet, discover, pins, release, sha256_file, source_hashes,
+from recorder.record.snippets import (REQUIREMENTS, Snippet, discover, pins, release, sha256_file, source_hashes,
                                version_changes)
 
 TRANSACTION = ".transaction"

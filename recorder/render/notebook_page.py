@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from recorder.pages import PageError
+from recorder.render.pages import PageError
 
 # An HTML <style> or <script> ends at the first `</style` or `</script`; (?:(?!</script).)* stays inside one.
 INLINE_STYLE = re.compile(r"<style\b.*?</style\b[^>]*>", re.S | re.I)
@@ -26,7 +26,7 @@ def without_remote_loaders(html: str) -> str:
     if found != 2:
         raise PageError(
             f"found {found} of the 2 script loaders (MathJax, Mermaid) that mkdocs-jupyter writes; "
-            "its template changed. Update REMOTE_LOADERS in recorder/notebook_page.py to match it.")
+            "its template changed. Update REMOTE_LOADERS in recorder/render/notebook_page.py to match it.")
     return html
 
 
@@ -39,5 +39,5 @@ def with_copy_scripts_last(page: str) -> str:
         raise PageError(
             f"found {len(scripts)} of the 2 inline scripts of the copy buttons (mentioning `clipboard-copy`) "
             f"that mkdocs-jupyter writes, {'and' if body_end != -1 else 'but no'} end of <body>; its template "
-            "changed. Update COPY_SCRIPT in recorder/notebook_page.py to match it.")
+            "changed. Update COPY_SCRIPT in recorder/render/notebook_page.py to match it.")
     return COPY_SCRIPT.sub("", page[:body_end]) + "".join(scripts) + page[body_end:]
