@@ -122,7 +122,8 @@ def converted(markdown: str, recorded: Any, *extensions: str) -> str:
         def read(self) -> Any:
             return recorded
 
-    return Markdown(extensions=[*extensions, Reading(notebook_links=False)]).convert(markdown)
+    # As under MkDocs, whose plugin offers the notebooks and publishes the snippets' copies.
+    return Markdown(extensions=[*extensions, Reading(notebook_links=False, source_copies=True)]).convert(markdown)
 
 
 def append(path: Path, text: str) -> None:

@@ -68,6 +68,23 @@ def test_each_page_reads_the_same_under_zensical_as_under_mkdocs(built_site: Pat
 
 
 @pytest.mark.slow
+def test_under_zensical_a_source_is_named_unlinked_as_its_copy_is_not_published(built_site: Path,
+                                                                               zensical_site: Path) -> None:
+    """MkDocs' plugin alone copies the snippets into the site: under Zensical, without GITHUB_*, a link to a
+    copy would lead nowhere."""
+    def linked(page: Tag) -> list[str]:
+        return [link.get_text() for link in page.select("a[href]") if "snippets/" in str(link["href"])]
+
+    for page in PAGES:
+        mkdocs, zensical = article(built_site, page), article(zensical_site, page)
+        names = linked(mkdocs)
+        assert linked(zensical) == [], f"{page}: a link to a copy Zensical does not publish"
+        unlinked = {code.get_text() for code in zensical.select("code") if code.parent.name != "pre"}
+        assert set(names) <= unlinked, f"{page}: a source no longer named"
+    assert any(linked(article(built_site, page)) for page in PAGES), "MkDocs' build links its outputs' sources"
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("part", PARTS, ids=lambda part: part.name)
 def test_zensical_offers_each_part_s_notebook_as_a_download(zensical_site: Path, part: Part) -> None:
     link = article(zensical_site, part.page).select_one("p.recorded-notebook a[download]")

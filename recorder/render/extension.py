@@ -191,6 +191,10 @@ def _part_list(shown: Recorded) -> list[str]:
     return lines
 
 
+# A link to a snippet's copy inside the site, as the outputs' provenance writes it without a repository.
+_COPY_LINK = re.compile(rf'<a href="{SNIPPETS_DIR}/[^"]+">(.*?)</a>')
+
+
 class RecordedOutputs(Extension):
     """Options, under `markdown_extensions:` as `- recorder.render.extension:`."""
 
@@ -199,13 +203,15 @@ class RecordedOutputs(Extension):
             "project": [".", "the project's folder, which holds mkdocs.yml (default: the working folder)"],
             "preview": [False, "show a stale output under a warning instead of failing the conversion"],
             "notebook_links": [True, "offer a part's companion notebook as a download under its page's title"],
+            "source_copies": [False, "link a snippet to its copy inside the site, which the engine publishes (MkDocs' "
+                                     "plugin does); otherwise, unless GITHUB_* name the repository, name it unlinked"],
             "content": ["", "the project's fingerprint for the whole build, taken when it started (MkDocs' plugin "
                             "does); empty: taken anew for each page"],
         }
         super().__init__(**kwargs)
 
     def extendMarkdown(self, md: Markdown) -> None:
-        page = _Page(self.read, self.getConfig("notebook_links"))
+        page = _Page(self.read, self.getConfig("notebook_links"), self.getConfig("source_copies"))
         # Priorities: before pymdownx.snippets (32); before inline processing (20); values after code
         # spans (190), links (160) and raw HTML (90), so a value in a link's address or a tag is left as
         # written, which `check` reports, and before emphasis (60), which could pair two names' underscores.
@@ -227,8 +233,8 @@ class RecordedOutputs(Extension):
 class _Page:
     """The page being converted, as each processor of one conversion sees it."""
 
-    def __init__(self, read: Callable[[], Recorded], notebook_links: bool) -> None:
-        self.read, self.notebook_links = read, notebook_links
+    def __init__(self, read: Callable[[], Recorded], notebook_links: bool, source_copies: bool) -> None:
+        self.read, self.notebook_links, self.source_copies = read, notebook_links, source_copies
         self.prepared = PreparedPage()
 
     def start(self, markdown: str) -> None:
@@ -266,7 +272,8 @@ class _Outputs(Treeprocessor):
             text = (paragraph.text or "").strip()
             if found := next((entry for entry in waiting if entry[0].text == text), None):
                 waiting.remove(found)
-                paragraph.text = self.md.htmlStash.store(found[1])
+                html = found[1] if self.page.source_copies else _COPY_LINK.sub(r"<code>\1</code>", found[1])
+                paragraph.text = self.md.htmlStash.store(html)
                 prepared.shown.add(found[0])
         title = next(iter(root.iter("h1")), None)
         part = prepared.part

@@ -56,7 +56,8 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         # the project's fingerprint once for the build, not for each page (a preview's rebuild takes it anew).
         content = extension.fingerprint(root)
         config.mdx_configs[EXTENSION] = {**config.mdx_configs.get(EXTENSION, {}), "project": str(root),
-                                         "preview": self.previewing, "notebook_links": False, "content": content}
+                                         "preview": self.previewing, "notebook_links": False, "source_copies": True,
+                                         "content": content}
         snippets = config.mdx_configs.get("pymdownx.snippets", {})
         bases = snippets.get("base_path", ["."])
         snippets["base_path"] = [str(root / base) for base in ([bases] if isinstance(bases, str) else bases)]
