@@ -5,9 +5,12 @@ In a temporary folder, with a full-size stand-in GPT-2 (12 layers, random weight
 - cold record: `make record` with every snippet stale, in a marked copy of the project (`--record COPY`);
 - cold make site: the same, then `mkdocs build --strict` in its process (`--build`), as `make site` runs them;
 - peer: the snippets as one jupytext page that mkdocs-jupyter executes, cache off;
-- no-op make site: `make site` with nothing stale, against a plain build without the plugin (its directives
-  then stay as text); the same again in a copy with PARTS generated parts more; and, reported beside them,
-  a no-op `zensical build --strict`, which renders the same pages through the same Markdown extension.
+- no-op make site: `make site` with nothing stale, against a plain build: MkDocs without the plugin or the
+  extension, of the same pages with each directive replaced by the Markdown and HTML it renders to, so that
+  both convert the same code, outputs and figures (to HTML, and again to Markdown for llms.txt); the same
+  again in a copy with PARTS generated parts more. Reported beside them: the plain build of the pages with
+  their directives left as text, which converts none of that content, and a no-op `zensical build --strict`,
+  which renders the same pages through the same Markdown extension.
 Untimed, first: the limit prints exactly what the record step records. Then each ratio's two variants run back
 to back, ROUNDS times, taking turns at going first; a ratio is the median of its rounds' ratios. A round's two
 variants share the machine's state of the moment, and a median ignores a round that ran fast or slow for a reason
@@ -32,6 +35,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from mkdocs.config import load_config
+from mkdocs.utils.meta import get_data
 
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
@@ -39,6 +43,8 @@ from recorder.record import published
 from recorder.record.project import CONFIG_FILE, PLUGIN
 from recorder.record.runner import QUIET_LIBRARIES
 from recorder.record.snippets import discover, parts
+from recorder.render.directives import parse
+from recorder.render.extension import prepare, state
 from recorder.render.plugin import EXTENSION
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -46,11 +52,12 @@ RESULTS = Path(__file__).with_name("results.json")
 MARKER = ".benchmark-copy"
 ROUNDS = 5
 PARTS = 20
-PLAIN_CONFIG = "mkdocs-plain.yml"
+PLAIN_CONFIG, AS_TEXT_CONFIG, PLAIN_DOCS = "mkdocs-plain.yml", "mkdocs-as-text.yml", "docs-plain"
 # `make` in a copy, with this venv taken as installed: its stamp depends on nothing, and
 # naming an existing file keeps `make` from installing the copy (`-e .`) into this venv.
 MAKE = ("make", "--no-print-directory", f"VENV={sys.prefix}", f"STAMP={sys.executable}")
 NOOP, PLAIN, ZENSICAL = "no-op make site", "plain mkdocs build", "no-op zensical build"
+AS_TEXT = "plain mkdocs build, directives as text"
 # Name, the variant over the one run in the same rounds right before or after it, what of a Sample, the most it may be.
 RATIOS = [
     ("cold record / limit", "cold record", "limit", "seconds", 1.15),
@@ -58,6 +65,7 @@ RATIOS = [
     (f"{NOOP} / {PLAIN}", NOOP, PLAIN, "seconds", 1.2),
     ("peak memory: cold record / limit", "cold record", "limit", "peak_mib", 1.10),
     (f"{NOOP} / {PLAIN}, {PARTS} parts", f"{NOOP}, {PARTS} parts", f"{PLAIN}, {PARTS} parts", "seconds", 1.3),
+    (f"{NOOP} / {AS_TEXT}", NOOP, AS_TEXT, "seconds", None),  # reported, no goal
     (f"{ZENSICAL} / {NOOP}", ZENSICAL, NOOP, "seconds", None),  # reported, no goal
 ]
 PEER_CONFIG = {"site_name": "Every example of the series, rendered by mkdocs-jupyter",
@@ -139,10 +147,9 @@ def cells(root: Path) -> list[str]:
 
 
 def write_plain_config(root: Path) -> None:
-    """The site's configuration with the plugin and the extension off: the same pages, built plainly (their
-    directives as text), and the same pages in
-    llms.txt, whose sections then name each part and its notebook, as the plugin lists them (and as mkdocs.yml
-    once did by hand): llms.txt's Markdown of a page costs the same with the plugin or without."""
+    """The site's configuration with the plugin and the extension off, for the pages as they are (their directives as
+    text) and for the pages of PLAIN_DOCS; llms.txt lists the same pages, its sections naming each part and its
+    notebook as the plugin lists them: llms.txt's Markdown of a page costs the same with the plugin or without."""
     config, entry = (root / CONFIG_FILE).read_text(encoding="utf-8"), f"  - {PLUGIN}:\n"
     assert config.count(entry) == 1, f"{CONFIG_FILE} lists the plugin other than as `{entry.strip()}` with options"
     config = config.replace(entry, f"{entry}      enabled: false\n").replace(f"  - {EXTENSION}\n", "")
@@ -151,7 +158,28 @@ def write_plain_config(root: Path) -> None:
                             f"      sections: {json.dumps(llms_sections(root))}\n", config)
     assert found == 1, f"{CONFIG_FILE} lists llms.txt's sections other than as `      sections:` under llmstxt"
     # Links to the files the plugin publishes then have no target: said, not fatal. MkDocs reads the last key.
-    (root / PLAIN_CONFIG).write_text(f"{config}\nvalidation:\n  links:\n    not_found: info\n", encoding="utf-8")
+    config += "\nvalidation:\n  links:\n    not_found: info\n"
+    (root / AS_TEXT_CONFIG).write_text(config, encoding="utf-8")
+    (root / PLAIN_CONFIG).write_text(f"{config}docs_dir: {PLAIN_DOCS}\n", encoding="utf-8")
+
+
+def write_plain_pages(root: Path) -> None:
+    """docs/ copied as PLAIN_DOCS, each page's directives replaced by what the extension renders them to: a fence
+    for code, HTML for an output, a figure or a table, text for a value. Built plainly, they are the site's pages."""
+    shutil.copytree(root / "docs", root / PLAIN_DOCS)
+    shown = state(root).recorded
+    for path in sorted((root / PLAIN_DOCS).glob("*.md")):
+        page = path.read_text(encoding="utf-8")
+        body = get_data(page)[0]
+        prepared, lines = prepare(parse(body), shown), body.split("\n")
+        for directive, fence_lines in reversed(prepared.fences):
+            lines[directive.line:directive.line + 1] = fence_lines
+        expanded = "\n".join(lines)
+        for directive, html in prepared.outputs:  # each alone in its paragraph
+            expanded = expanded.replace(f"\n{directive.text}\n", f"\n{html}\n", 1)
+        for text, value in prepared.values.items():
+            expanded = expanded.replace(text, value)
+        path.write_text(page.replace(body, expanded), encoding="utf-8")
 
 
 def llms_sections(root: Path) -> dict[str, list[Any]]:
@@ -201,6 +229,7 @@ class Bench:
         for suffix, copy in (("", self.copy), (f", {PARTS} parts", self.parts)):
             self.variants[NOOP + suffix] = ((*MAKE, "site"), copy)
             self.variants[PLAIN + suffix] = ((python, "-m", "mkdocs", "build", "--strict", "-f", PLAIN_CONFIG), copy)
+        self.variants[AS_TEXT] = ((python, "-m", "mkdocs", "build", "--strict", "-f", AS_TEXT_CONFIG), self.copy)
         # Untimed: record the copy, check the limit against it, make the copy with PARTS more parts.
         self.run(*self.variants["cold record"])
         recorded = "".join((self.copy / OUTPUTS_DIR / f"{name}.txt").read_text(encoding="utf-8")
@@ -211,8 +240,9 @@ class Bench:
         shutil.copytree(self.copy, self.parts)
         add_parts(self.parts)
         self.run((*MAKE, "record"), self.parts)  # only the new parts' snippets: they load nothing
-        write_plain_config(self.copy)
-        write_plain_config(self.parts)
+        for copy in (self.copy, self.parts):
+            write_plain_config(copy)
+            write_plain_pages(copy)
 
     def run(self, argv: tuple[str | Path, ...], cwd: Path) -> tuple[Sample, str]:
         """Run a command; its wall time, peak memory and CPU time, and what it printed."""

@@ -4,13 +4,15 @@ records, `make bench` checks itself before it times anything (`Bench.__init__`).
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from bench.run import MAKE, MARKER
+from bench.run import MAKE, MARKER, PLAIN_CONFIG, write_plain_config, write_plain_pages
 from support import ROOT, offline_env, snapshot
 
 
@@ -49,3 +51,33 @@ def test_make_in_a_copy_takes_this_venv_as_installed(run, tmp_path: Path) -> Non
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert len(lines) == 2 and all(f"{sys.prefix}/bin/python -m " in line for line in lines), lines
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _article_text(page: Path) -> str:
+    parser = _Text()
+    parser.feed(re.search(r"<article.*?</article>", page.read_text(encoding="utf-8"), re.S)[0])
+    return " ".join("".join(parser.text).split())
+
+
+# The plain build is the reference of the no-op build's ratio: it must render the same code, outputs, figures,
+# values and tables, else the ratio would weigh content, not the plugin and the extension.
+def test_the_plain_reference_shows_what_the_site_shows(run, project: Path, built_site: Path) -> None:
+    write_plain_config(project)
+    write_plain_pages(project)
+    result = run("python", "-m", "mkdocs", "build", "--strict", "-f", PLAIN_CONFIG, cwd=project)
+    assert result.returncode == 0, result.stderr
+    pages = sorted(path.relative_to(built_site) for path in built_site.glob("**/index.html")
+                   if "notebooks" not in path.parts)
+    assert len(pages) >= 5
+    for page in pages:
+        assert "{{" not in (shown := _article_text(project / "site" / page)), page
+        assert shown == _article_text(built_site / page), page
