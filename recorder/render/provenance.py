@@ -15,7 +15,8 @@ from recorder.render.repository import Repository
 
 NOT_RERUN = "not re-run by the build, which cannot download GPT-2's weights"
 # What the published outputs are checked against (`recorder.record.published.create_stand_ins`), as every page words it.
-STAND_INS = "two stand-in models (GPT-2's configuration with one layer, its real tokenizer, random weights)"
+STAND_IN = "GPT-2's configuration with one layer, its real tokenizer, random weights"
+STAND_INS = f"two stand-in models ({STAND_IN})"
 # The versions a reader needs to reproduce an output, in the order its line names them; its record names all.
 _LINE_VERSIONS = ("transformers", "torch", "python")
 NAMES = {"python": "Python"}  # how a package is named where it is not by its own name
