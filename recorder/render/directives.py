@@ -40,7 +40,7 @@ class Block:
 
 
 @dataclass(frozen=True)
-class Shown(Block):
+class SnippetBlock(Block):
     """A block showing what a snippet is or printed."""
 
     file: str  # in snippets/, e.g. "token-embeddings/row_lookup.py"
@@ -51,7 +51,7 @@ class Shown(Block):
 
 
 @dataclass(frozen=True)
-class Listing(Shown):
+class Listing(SnippetBlock):
     """A code block of a snippet section, with the lines of `highlight` highlighted."""
 
     section: str | None  # None: the whole file
@@ -67,7 +67,7 @@ class Example(Listing):
 
 
 @dataclass(frozen=True)
-class Figure(Shown):
+class Figure(SnippetBlock):
     alt: tuple[str | Value, ...]  # text, and the values it quotes, in order
 
 
