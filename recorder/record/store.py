@@ -75,7 +75,7 @@ def problems(root: Path, snippets: dict[str, Snippet] | None = None,
     """Every way the recorded outputs disagree with the snippets, each with its fix (a record run passes
     the snippets and manifest it has read already)."""
     snippets = discover(root) if snippets is None else snippets
-    if pending_transaction(root):
+    if (outputs_dir(root) / TRANSACTION / READY).exists():
         return [Problem("*", f"{OUTPUTS_DIR}/{TRANSACTION} holds an interrupted record run. "
                              "Run `make record` to finish it.")]
     entries = read_manifest(root) if entries is None else entries
@@ -89,9 +89,8 @@ def problems(root: Path, snippets: dict[str, Snippet] | None = None,
             found.append(Problem(name, f"{shown} differs from what `make record` wrote (was it edited by hand?). "
                                        f"Outputs are never edited: restore it with `git checkout -- {shown}` "
                                        "or run `make record`."))
-        elif (changed := [path for path, digest in source_hashes(snippet, root).items()
-                          if entry["sources"].get(path) != digest]) or \
-                set(entry["sources"]) != {path.relative_to(root).as_posix() for path in snippet.sources}:
+        elif (hashes := source_hashes(snippet, root)) != entry["sources"]:
+            changed = [path for path, digest in hashes.items() if entry["sources"].get(path) != digest]
             what = source if changed == [source] else f"{source}: {', '.join(changed) or 'its imports'}"
             found.append(Problem(name, f"{what} changed since its output was recorded. "
                                        "Run `make record` and commit the updated outputs/."))
@@ -133,9 +132,8 @@ def version_advice(root: Path, changes: list[tuple[str, str | None, str | None]]
     pinned = pins(root)
     listed = "; ".join(f"{package}: recorded with {recorded or 'none'}, installed {installed or 'none'}"
                        for package, recorded, installed in changes)
-    off_pin = [pinned[canonicalize_name(package)] for package, _, installed in changes
-               if canonicalize_name(package) in pinned
-               and release(installed) != pinned[canonicalize_name(package)].partition("==")[2]]
+    off_pin = [pin for package, _, installed in changes
+               if (pin := pinned.get(canonicalize_name(package))) and release(installed) != pin.partition("==")[2]]
     if off_pin:
         return (f"{listed}. This environment does not hold {REQUIREMENTS}'s {', '.join(off_pin)}: "
                 "reinstall it (`rm -r .venv`, then any `make` target), and the recorded outputs hold again.")
@@ -147,10 +145,6 @@ def orphans(root: Path, snippets: dict[str, Snippet]) -> list[Path]:
     folder = outputs_dir(root)
     return [path for path in sorted(folder.rglob("*.txt")) if TRANSACTION not in path.relative_to(folder).parts
             and path.relative_to(folder).with_suffix("").as_posix() not in snippets]
-
-
-def pending_transaction(root: Path) -> bool:
-    return (outputs_dir(root) / TRANSACTION / READY).exists()
 
 
 def _fsync_dir(path: Path) -> None:

@@ -15,15 +15,14 @@ from recorder.errors import RecorderError
 from recorder.record import store
 from recorder.record.snippets import Snippet, discover, sha256_file, source_hashes
 from recorder.render.pages import visible
-from recorder.render.provenance import by_part, line_count, source_link
+from recorder.render.provenance import NAMES, grouped_rows, line_count, source_link
 from recorder.render.repository import Repository
 
 COMPAT_DIR = "compat"
 RESULTS = f"{COMPAT_DIR}/results.json"
 FIX = f"Run `make compat` and commit {RESULTS}."
 # What each release ran with besides itself, in the order its line names them.
-_VERSION_LABELS = {"tokenizers": "tokenizers", "huggingface_hub": "huggingface_hub", "safetensors": "safetensors",
-                   "torch": "torch", "python": "Python"}
+_RAN_WITH = ("tokenizers", "huggingface_hub", "safetensors", "torch", "python")
 
 
 class CompatError(RecorderError):
@@ -79,13 +78,14 @@ def problems(root: Path) -> list[store.Problem]:
 def same(entry: Mapping[str, Any] | None) -> str:
     """What a "same" cell says was compared, from the output's record: a line that depends on weight values (the
     published check counted them) is compared by form only, since the stand-in's random weights print other values."""
-    published = (entry or {}).get("published") or {}
-    by_form, exact = (line_count(published, key) or 0 for key in ("weight_dependent_lines", "exact_lines"))
+    entry = entry or {}
+    by_form, exact = (line_count(entry.get("published") or {}, key) or 0
+                      for key in ("weight_dependent_lines", "exact_lines"))
     if by_form and not exact:
         return "same form"
     if by_form:
         return f"same, {by_form} line{'s' if by_form != 1 else ''} by form"
-    if (entry or {}).get("origin") == "executed" and ((entry or {}).get("model") or {}).get("loaded") == "weights":
+    if entry.get("origin") == "executed" and (entry.get("model") or {}).get("loaded") == "weights":
         return "same, weight-dependent lines by form"
     return "same"
 
@@ -111,7 +111,7 @@ def _cell(name: str, release: str, result: dict[str, Any], sections: list[str], 
 
 def render(root: Path, page_url: str, repository: Repository | None = None,
            parts: Mapping[str, str] | None = None, manifest: Mapping[str, Mapping[str, Any]] | None = None) -> str:
-    """The `{{ compatibility }}` table: a column per release, a row per snippet grouped `by_part`, then a line
+    """The `{{ compatibility }}` table: a column per release, a row per snippet grouped by part, then a line
     per release naming what it ran with, then a section per cell that is not "same"."""
     table, snippets = read(root), discover(root)
     stale = unchecked(root, table, snippets)
@@ -119,25 +119,25 @@ def render(root: Path, page_url: str, repository: Repository | None = None,
     heads = "".join(f'<th scope="col">{visible(release)}'
                     + (" <small>(pinned)</small>" if release == table["reference"] else "") + "</th>"
                     for release in releases)
-    bodies, sections, versions = [], [], []
-    for title, names in by_part(snippets, parts or {}):
-        rows = [f'<tr class="compat-part"><th scope="rowgroup" colspan="{1 + span}">{visible(title)}</th></tr>']
-        for name in names:
-            if name in stale:
-                cells = f'<td class="compat-unchecked" colspan="{span}">not yet checked: {visible(stale[name])}</td>'
-            else:
-                cells = "".join(_cell(name, release, table["snippets"][name]["results"][release], sections,
-                                      (manifest or {}).get(name)) for release in releases)
-            link = source_link(name, page_url, repository, f"{name}.py")
-            rows.append(f'<tr><th scope="row">{link}</th>{cells}</tr>')
-        bodies.append(f"<tbody>{''.join(rows)}</tbody>")
+    sections: list[str] = []
+
+    def row(name: str) -> str:
+        if name in stale:
+            cells = f'<td class="compat-unchecked" colspan="{span}">not yet checked: {visible(stale[name])}</td>'
+        else:
+            cells = "".join(_cell(name, release, table["snippets"][name]["results"][release], sections,
+                                  (manifest or {}).get(name)) for release in releases)
+        return f'<tr><th scope="row">{source_link(name, page_url, repository, f"{name}.py")}</th>{cells}</tr>'
+
+    bodies = grouped_rows(snippets, parts or {}, "compat-part", 1 + span, row)
+    versions = []
     for release, about in table["releases"].items():
-        named = "".join(f"{label} {visible(str(about['versions'][package]))} · "
-                        for package, label in _VERSION_LABELS.items() if about["versions"].get(package))
+        named = "".join(f"{NAMES.get(package, package)} {visible(str(about['versions'][package]))} · "
+                        for package in _RAN_WITH if about["versions"].get(package))
         day = visible(about["checked_at"][:10])
         versions.append(f"<li><strong>transformers {visible(release)}</strong> · {named}"
                         f'checked on <time datetime="{day}">{day}</time></li>')
     return ('<div class="compatibility"><table><caption>Each example run with each Transformers release, compared '
             f'with the output this site shows</caption><thead><tr><th scope="col">Example</th>{heads}</tr></thead>'
-            f'{"".join(bodies)}</table><p>What each release ran with:</p>'
+            f'{bodies}</table><p>What each release ran with:</p>'
             f'<ul class="compat-versions">{"".join(versions)}</ul>{"".join(sections)}</div>')

@@ -1,12 +1,5 @@
-"""A page's directives, parsed once into typed values before anything renders the page.
-
-Block directives stand alone on their line; `value` is inline (see CONTRIBUTING.md, "Edit prose"):
-`{{ code PART/FILE:SECTION }}`, `{{ example PART/FILE:SECTION }}` (with `highlight=SUBSECTION` after
-the section), `{{ figure PART/FILE "ALT" }}` (ALT may quote values), `{{ provenance }}`,
-`{{ compatibility }}`, `{{ parts }}`, `{{ value PART/NAME }}`. A directive names its part itself: a
-Markdown extension sees neither the page's path nor its front matter. The companion notebook reads its
-blocks from here; the page's conversion (recorder/render/extension.py) renders from here.
-"""
+"""A page's directives (CONTRIBUTING.md, "Edit prose"), parsed once into typed values, from which both the page's
+conversion (recorder/render/extension.py) and the companion notebook work."""
 
 from __future__ import annotations
 
@@ -47,16 +40,22 @@ class Block:
 
 
 @dataclass(frozen=True)
-class Listing(Block):
-    """A code block of a snippet section, with the lines of `highlight` highlighted."""
+class SnippetBlock(Block):
+    """A block showing what a snippet is or printed."""
 
     file: str  # in snippets/, e.g. "token-embeddings/row_lookup.py"
-    section: str | None  # None: the whole file
-    highlight: str | None
 
     @property
     def name(self) -> str:
         return self.file.removesuffix(".py")
+
+
+@dataclass(frozen=True)
+class Listing(SnippetBlock):
+    """A code block of a snippet section, with the lines of `highlight` highlighted."""
+
+    section: str | None  # None: the whole file
+    highlight: str | None
 
 
 class Code(Listing):
@@ -68,13 +67,8 @@ class Example(Listing):
 
 
 @dataclass(frozen=True)
-class Figure(Block):
-    file: str
+class Figure(SnippetBlock):
     alt: tuple[str | Value, ...]  # text, and the values it quotes, in order
-
-    @property
-    def name(self) -> str:
-        return self.file.removesuffix(".py")
 
 
 class Provenance(Block):

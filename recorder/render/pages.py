@@ -98,13 +98,12 @@ def recorded(project: Project, repository: Repository | None = None,
     values, unreadable = {}, {}
     for part in parts:
         for template in templates(project.root, part):
-            qualified = [f"{part}/{name}" for name in template.names]
             try:
                 read = template.read(found.output(f"{part}/{template.output}"))
             except RecorderError as error:
-                unreadable |= dict.fromkeys(qualified, str(error))
-                continue
-            values |= {f"{part}/{name}": in_prose_style(value) for name, value in read.items()}
+                unreadable |= {f"{part}/{name}": str(error) for name in template.names}
+            else:
+                values |= {f"{part}/{name}": in_prose_style(value) for name, value in read.items()}
     return replace(found, values=values, unreadable=unreadable)
 
 

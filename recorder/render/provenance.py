@@ -15,10 +15,11 @@ from recorder.render.repository import Repository
 
 NOT_RERUN = "not re-run by the build, which cannot download GPT-2's weights"
 # What the published outputs are checked against (`recorder.record.published.create_stand_ins`), as every page words it.
-STAND_INS = "two stand-in models (GPT-2's configuration with one layer, its real tokenizer, random weights)"
+STAND_IN = "GPT-2's configuration with one layer, its real tokenizer, random weights"
+STAND_INS = f"two stand-in models ({STAND_IN})"
 # The versions a reader needs to reproduce an output, in the order its line names them; its record names all.
 _LINE_VERSIONS = ("transformers", "torch", "python")
-_NAMES = {"python": "Python"}  # how a package is named where it is not by its own name
+NAMES = {"python": "Python"}  # how a package is named where it is not by its own name
 SHORT_HASH = 12  # the characters of a hash the Provenance table shows before it opens onto the rest
 LABELS = ("Origin", "Snippet and its imports", "Recorded output", "Model", "Published run",
           "Library versions", "When")
@@ -111,7 +112,7 @@ class Origin:
         published = self.kind == "published"
         who = self.who(emphasis if markdown else _cite)
         who = who if markdown else f"<strong>{who}</strong>" + ("" if published else f" on {day}")
-        named = [f"{_NAMES.get(package, package)} {text(str(self.versions[package]))}"
+        named = [f"{NAMES.get(package, package)} {text(str(self.versions[package]))}"
                  for package in _LINE_VERSIONS if self.versions.get(package)]
         shown = [who, self.gpt2(code), *named]
         if not published:
@@ -143,41 +144,41 @@ def caption(entry: Mapping[str, Any], name: str, page_url: str, repository: Repo
             f"Source: {source_link(name, page_url, repository)}")
 
 
-def by_part(names: Iterable[str], parts: Mapping[str, str]) -> list[tuple[str, list[str]]]:
-    """Snippet names under their part's title, in the order of `parts` (part -> title), then any other's folder."""
+def grouped_rows(names: Iterable[str], parts: Mapping[str, str], group_class: str, columns: int,
+                 row: Callable[[str], str]) -> str:
+    """A <tbody> per part, in the order of `parts` (part -> title), then any other's folder: its title across
+    `columns`, then `row(name)` for each of its snippets. The Provenance and compatibility tables group so."""
     groups: dict[str, list[str]] = {part: [] for part in parts}
     for name in names:
         groups.setdefault(name.rpartition("/")[0], []).append(name)
-    return [(parts.get(part) or part or SNIPPETS_DIR, found) for part, found in groups.items() if found]
+    return "".join(f'<tbody><tr class="{group_class}"><th scope="rowgroup" colspan="{columns}">'
+                   f"{html.escape(parts.get(part) or part or SNIPPETS_DIR)}</th></tr>{''.join(map(row, found))}</tbody>"
+                   for part, found in groups.items() if found)
 
 
 def record_table(manifest: Mapping[str, Mapping[str, Any]], page_url: str,
                  repository: Repository | None, parts: Mapping[str, str]) -> str:
-    """Every output's record, a row each, grouped `by_part`, in the scrolling container Material's script would
+    """Every output's record, a row each, grouped by part, in the scrolling container Material's script would
     build around it after load, at the cost of laying the table out again (400 ms of blocking time on a phone)."""
+    def row(name: str) -> str:
+        cells = "".join(f"<td>{'—' if value is None else value}</td>"
+                        for _, value in fields(manifest[name], short_hashes=True))
+        return f'<tr><th scope="row">{source_link(name, page_url, repository)}</th>{cells}</tr>'
+
     head = "".join(f'<th scope="col">{label}</th>' for label in ("Snippet", *LABELS))
-    bodies = []
-    for title, names in by_part(sorted(manifest), parts):
-        rows = [f'<tr class="provenance-table__part"><th scope="rowgroup" colspan="{1 + len(LABELS)}">'
-                f"{html.escape(title)}</th></tr>"]
-        for name in names:
-            cells = "".join(f"<td>{'—' if value is None else value}</td>"
-                            for _, value in fields(manifest[name], short_hashes=True))
-            rows.append(f'<tr><th scope="row">{source_link(name, page_url, repository)}</th>{cells}</tr>')
-        bodies.append(f"<tbody>{''.join(rows)}</tbody>")
+    bodies = grouped_rows(sorted(manifest), parts, "provenance-table__part", 1 + len(LABELS), row)
     return (f'<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
-            f'<table class="provenance-table"><thead><tr>{head}</tr></thead>'
-            f"{''.join(bodies)}</table></div></div>")
+            f'<table class="provenance-table"><thead><tr>{head}</tr></thead>{bodies}</table></div></div>')
 
 
 def fields(entry: Mapping[str, Any], *, short_hashes: bool = False) -> list[tuple[str, str | None]]:
     """Each of LABELS with its field of the record as HTML, or None where it does not apply."""
     origin, published = Origin.of(entry), entry.get("published")
-    versions = _listed(entry.get("versions") or {}) or "none recorded"
+    versions = _versions(entry.get("versions") or {}) or "none recorded"
     recorded = _time(entry.get("recorded_at"))
     run = published and (
         f"Printed in the article {_cite(str(published.get('article')))}, which states "
-        f"{_stated(published.get('stated') or {}, short_hashes) or 'no revision or version'} for it; copied to "
+        f"{_versions(published.get('stated') or {}, short_hashes) or 'no revision or version'} for it; copied to "
         f"{_code(published.get('text'))}. Checked here on {recorded} against {STAND_INS}: {origin.stand_ins_showed} "
         f"({html.escape(str(published.get('exact_lines')))} line(s) equal, "
         f"{html.escape(str(published.get('weight_dependent_lines')))} compared by form)")
@@ -223,11 +224,7 @@ def _model(origin: Origin, short: bool) -> str:
     return f"{described}, {only}loaded from these files: {_hashes(files, short)}"
 
 
-def _stated(stated: Mapping[str, Any], short: bool) -> str:
-    """What the article states for an output: the revision as a hash, then the versions."""
+def _versions(versions: Mapping[str, Any], short: bool = False) -> str:
+    """Each package with its version; a revision (which the article may state) as a hash."""
     return ", ".join(f"revision {_hash(version, short)}" if what == "revision" else
-                     f"{html.escape(_NAMES.get(what, what))} {_code(version)}" for what, version in stated.items())
-
-
-def _listed(versions: Mapping[str, Any]) -> str:
-    return ", ".join(f"{html.escape(_NAMES.get(name, name))} {_code(version)}" for name, version in versions.items())
+                     f"{html.escape(NAMES.get(what, what))} {_code(version)}" for what, version in versions.items())

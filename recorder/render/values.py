@@ -1,10 +1,7 @@
-"""The values prose quotes, read from recorded outputs through templates instead of patterns.
-
-A part declares them in `snippets/<part>/values.yml`: for an output, one or more templates, each the whole
-output written out line for line, with `{NAME}` where a value stands and `{}` where the text may be anything
-(`{{` and `}}` are literal braces, as in Python's str.format). A template must match every line of its
-output, so an output whose shape changes fails the build naming the value, the output and the line; it can
-never bind another number without a word. A page quotes a value as `{{ value <part>/NAME }}`.
+"""The values prose quotes (`{{ value PART/NAME }}`), read from recorded outputs through the templates of each part's
+`snippets/<part>/values.yml`: each the whole output, with `{NAME}` where a value stands and `{}` where anything may
+(str.format's syntax). As a template matches every line, an output whose shape changes fails the build naming the
+value, the output and the line: it can never bind another number without a word.
 """
 
 from __future__ import annotations
@@ -46,18 +43,16 @@ class Template:
         for number, (template, line) in enumerate(zip(self.lines, lines, strict=False), 1):
             fields = _fields(template)
             pattern = "".join(re.escape(literal) + {None: "", "": "(.*?)"}.get(name, "(.+?)") for literal, name in fields)
-            match = re.fullmatch(pattern, line)
-            named = [name for _, name in fields if name] or list(self.names)
-            if match is None:
-                raise TemplateError(f"value {_listed(named)}: line {number} of {output} reads {line!r}, which the "
-                                  f"template line {template!r} in {self.where} does not match. Fix the template "
-                                  "to the output (see `make diff`), or the snippet.")
-            for (_, name), value in zip([field for field in fields if field[1] is not None], match.groups(),
-                                        strict=True):
-                if name:
-                    if found.setdefault(name, value) != value:
-                        raise TemplateError(f"value `{name}` reads both {found[name]!r} and {value!r} in {output}. "
-                                          f"Give each its own name in {self.where}.")
+            names = [name for _, name in fields if name is not None]  # "" for `{}`
+            if (match := re.fullmatch(pattern, line)) is None:
+                raise TemplateError(f"value {_listed([name for name in names if name] or list(self.names))}: line "
+                                    f"{number} of {output} reads {line!r}, which the template line {template!r} in "
+                                    f"{self.where} does not match. Fix the template to the output (see `make diff`), "
+                                    "or the snippet.")
+            for name, value in zip(names, match.groups(), strict=True):
+                if name and found.setdefault(name, value) != value:
+                    raise TemplateError(f"value `{name}` reads both {found[name]!r} and {value!r} in {output}. "
+                                        f"Give each its own name in {self.where}.")
         if len(lines) != len(self.lines):
             number = min(len(lines), len(self.lines)) + 1
             what = (f"has {len(lines)} lines, the template {len(self.lines)}" if lines else "is empty")

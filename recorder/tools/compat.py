@@ -28,6 +28,7 @@ from recorder.record.runner import QUIET_LIBRARIES, Report
 from recorder.record.snippets import REQUIREMENTS, VERSIONED_PACKAGES, Snippet, discover, pins, pins_providing
 from recorder.record.step import now
 from recorder.render.compat_page import RESULTS, CompatError, checked_against
+from recorder.render.provenance import STAND_IN
 
 # The last 4.x, the first 5.x, the pinned one and the newest that installs here: the columns of the table.
 RELEASES = ("4.57.6", "5.0.0", "5.17.0", "5.24.0")
@@ -146,7 +147,7 @@ def check_releases(root: Path, installs: dict[str, list[str] | None], hub_cache:
     recorded = {name: store.output_path(root, name).read_text(encoding="utf-8") for name in snippets}
     pinned = next(release for release, wanted in installs.items() if wanted is None)
     weight_dependent: dict[str, set[int]] = {}
-    stand_in = {"seed": STAND_IN_SEED, "about": "GPT-2's configuration with one layer, its real tokenizer, random weights"}
+    stand_in = {"seed": STAND_IN_SEED, "about": STAND_IN}
     table: dict[str, Any] = {  # each release's cells and versions fill in below, in the columns' order
         "model": {"id": MODEL_ID, "revision": REVISION, "stand_in": stand_in}, "reference": pinned,
         "releases": dict.fromkeys(installs),

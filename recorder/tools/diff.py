@@ -92,10 +92,8 @@ def _section(name: str, before: Outputs, after: Outputs, before_name: str) -> st
     if old == new and not table:
         return None
     path = f"{OUTPUTS_DIR}/{name}.txt"
-    if old == new:
-        body = "Same text; its provenance changed."
-    else:
-        body = _figure_change(old, new) or _unified(old, new, f"{before_name}:{path}", path)
+    body = ("Same text; its provenance changed." if old == new
+            else _figure_change(old, new) or _unified(old, new, f"{before_name}:{path}", path))
     what = "added" if old is None else "removed" if new is None else "changed"
     return "\n\n".join([f"### `{name}`: {what}", body, *([table] if table else [])]) + "\n"
 
