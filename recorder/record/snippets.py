@@ -123,13 +123,28 @@ def parts(root: Path) -> list[str]:
                   if path.is_dir() and not path.name.startswith((".", "_")))
 
 
+def import_path(part: Path) -> list[Path]:
+    """The folders a snippet of the part folder `part` imports the project's modules from, first to last: its own,
+    which `python snippets/PART/NAME.py` puts first on sys.path, then snippets/, whose modules every part shares."""
+    return [part, part.parent]
+
+
+def local_modules(part: Path) -> dict[str, Path]:
+    """The project's modules a snippet of the part folder `part` can import, by name, each from the file the import
+    path finds first: a part's own module hides a shared one of the same name. Its own come first, by path."""
+    modules: dict[str, Path] = {}
+    for folder in import_path(part):
+        for path in sorted(folder.glob("*.py")):
+            modules.setdefault(path.stem, path)
+    return modules
+
+
 def discover(root: Path) -> dict[str, Snippet]:
     """Every example of every part, by name, in a stable order."""
-    shared = {path.stem: _read(path) for path in sorted((root / SNIPPETS_DIR).glob("*.py"))}
     snippets: dict[str, Snippet] = {}
     for part in parts(root):
-        files = {path.stem: _read(path) for path in sorted((root / SNIPPETS_DIR / part).glob("*.py"))}
-        local = {**shared, **files}  # a part's own module hides a shared one of the same name
+        local = {name: _read(path) for name, path in local_modules(root / SNIPPETS_DIR / part).items()}
+        files = {stem: found for stem, found in local.items() if found.path.parent == root / SNIPPETS_DIR / part}
         imported = set().union(*(found.imports for found in files.values()))
         for stem, found in files.items():
             if stem not in imported:
