@@ -120,9 +120,8 @@ def record_copy(root: Path, build: bool) -> None:
 
 
 def cells(root: Path) -> list[str]:
-    """The limit's and the peer's code, run as the record step runs it (`runner.part_imports` in plain Python): part by
-    part, its import path first on sys.path, so that its modules (like `pinned_gpt2`) load once, each example in a
-    function, its names its own."""
+    """The limit's and the peer's code, run as the record step runs it (`runner.part_imports`, in plain Python): part by
+    part, with its import path on sys.path, its modules (`pinned_gpt2`) loaded once, each example its own function."""
     found, examples = [], discover(root)
     for part in parts(root):
         folders = [str(folder) for folder in import_path(root / SNIPPETS_DIR / part)]

@@ -87,10 +87,9 @@ def snippet_modules(snippets_dir: Path) -> dict[str, ModuleType]:
 
 @contextlib.contextmanager
 def part_imports(part: Path) -> Iterator[None]:
-    """Snippets of the part folder `part` run in the block import their modules as `python snippets/PART/NAME.py`
-    would, not another part's of the same name (two parts may each have a `prompt.py`): the snippet modules loaded
-    before are forgotten, so that they run again (and load the model anew), and the part's import path goes first
-    on sys.path. They stay loaded after the block, where the record step looks for the model they loaded."""
+    """Snippets of the part folder `part` run in the block import its modules, not another part's of the same name:
+    those loaded before are forgotten (to run again, loading the model anew) and its import path goes first on
+    sys.path. They stay loaded after the block, where the record step looks for the model they loaded."""
     for name in snippet_modules(part.parent):
         del sys.modules[name]
     folders = [str(folder) for folder in import_path(part)]
@@ -123,7 +122,7 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
     except Exception as error:  # any error a snippet raises is reported, with its own lines
         if (failure := hub_failure(error, source, snippet.loads)) is not None:
             raise failure from error
-        folder = snippet.path.parent.parent.resolve()  # the traceback's lines in snippets/, not in the runner or libraries
+        folder = snippet.path.parents[1].resolve()  # the traceback's lines in snippets/, not in the runner or libraries
         lines = [f'  File "{path.relative_to(folder.parent)}", line {frame.lineno}\n    {frame.line}\n'
                  for frame in traceback.extract_tb(error.__traceback__)
                  if (path := Path(frame.filename).resolve()).is_relative_to(folder)]

@@ -124,27 +124,22 @@ def parts(root: Path) -> list[str]:
 
 
 def import_path(part: Path) -> list[Path]:
-    """The folders a snippet of the part folder `part` imports the project's modules from, first to last: its own,
-    which `python snippets/PART/NAME.py` puts first on sys.path, then snippets/, whose modules every part shares."""
+    """Where a snippet of the part folder `part` imports the project's modules from: its folder, then snippets/'s."""
     return [part, part.parent]
 
 
 def local_modules(part: Path) -> dict[str, Path]:
-    """The project's modules a snippet of the part folder `part` can import, by name, each from the file the import
-    path finds first: a part's own module hides a shared one of the same name. Its own come first, by path."""
-    modules: dict[str, Path] = {}
-    for folder in import_path(part):
-        for path in sorted(folder.glob("*.py")):
-            modules.setdefault(path.stem, path)
-    return modules
+    """The files a snippet of `part` imports by module name: a part's own module hides a shared one of its name."""
+    return {path.stem: path for folder in reversed(import_path(part)) for path in sorted(folder.glob("*.py"))}
 
 
 def discover(root: Path) -> dict[str, Snippet]:
     """Every example of every part, by name, in a stable order."""
     snippets: dict[str, Snippet] = {}
     for part in parts(root):
-        local = {name: _read(path) for name, path in local_modules(root / SNIPPETS_DIR / part).items()}
-        files = {stem: found for stem, found in local.items() if found.path.parent == root / SNIPPETS_DIR / part}
+        folder = root / SNIPPETS_DIR / part
+        local = {name: _read(path) for name, path in local_modules(folder).items()}
+        files = {path.stem: local[path.stem] for path in sorted(folder.glob("*.py"))}
         imported = set().union(*(found.imports for found in files.values()))
         for stem, found in files.items():
             if stem not in imported:
