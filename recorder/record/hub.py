@@ -81,9 +81,9 @@ def configure(*, weights: bool = True) -> bool:
     if "transformers" in sys.modules or "huggingface_hub" in sys.modules:
         raise RuntimeError("hub.configure() must run before transformers is imported")
     if hub_reachable():
-        from huggingface_hub import set_client_factory
+        from huggingface_hub import constants, set_client_factory
 
-        set_client_factory(_Watch().client)
+        set_client_factory(_Watch(constants.HF_HUB_ETAG_TIMEOUT).client)
         return True
     os.environ["HF_HUB_OFFLINE"] = "1"
     if weights and not (_snapshot() / WEIGHTS_FILE).is_file():
@@ -178,24 +178,21 @@ class _Watch:
     """httpx hooks bounding what huggingface_hub's settings (HF_HUB_ETAG_TIMEOUT, HF_HUB_DOWNLOAD_TIMEOUT: a request's
     wait for an answer) leave unbounded: its retries of requests that got none, and of downloads that keep breaking."""
 
-    def __init__(self) -> None:
+    def __init__(self, metadata_seconds: float) -> None:
+        self.metadata_seconds = metadata_seconds  # HF_HUB_ETAG_TIMEOUT, as huggingface_hub read it
         self.silent_since: float | None = None  # when the first request the hub has not answered yet was sent
-        self.unanswered = 0
         self.kept: dict[str, tuple[int, int]] = {}  # URL: furthest resume point, attempts in a row past none
 
     def request(self, request: httpx.Request) -> None:
-        from huggingface_hub import constants
-
         if request.method == "HEAD":  # it retries an unanswered one with 60 s, no setting's (_ETAG_RETRY_TIMEOUT)
-            request.extensions["timeout"] = dict.fromkeys(request.extensions["timeout"], constants.HF_HUB_ETAG_TIMEOUT)
+            request.extensions["timeout"] = dict.fromkeys(request.extensions["timeout"], self.metadata_seconds)
         now = time.monotonic()
         if self.silent_since is None:
             self.silent_since = now
         elif now - self.silent_since >= SILENT_SECONDS:  # else six attempts: http_backoff's max_retries, no setting's
             raise DownloadFailed(
-                f"the hub at {_endpoint()} sent no answer in {now - self.silent_since:.0f} s to {self.unanswered} "
-                f"request(s), and was not asked again ({request.method} {request.url}). {CHECK_HUB} is up")
-        self.unanswered += 1
+                f"the hub at {_endpoint()} sent no answer in {now - self.silent_since:.0f} s, and was not asked "
+                f"again ({request.method} {request.url}). {CHECK_HUB} is up")
         if request.method != "GET":
             return
         url, resumed = str(request.url), re.fullmatch(r"bytes=(\d+)-.*", request.headers.get("Range", ""))
@@ -209,7 +206,7 @@ class _Watch:
         self.kept[url] = (max(start, furthest), stuck)
 
     def response(self, response: httpx.Response) -> None:
-        self.silent_since, self.unanswered = None, 0
+        self.silent_since = None
 
     def client(self) -> httpx.Client:
         from huggingface_hub.utils._http import default_client_factory  # not re-exported: the client to extend

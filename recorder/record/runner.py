@@ -87,9 +87,9 @@ def snippet_modules(snippets_dir: Path) -> dict[str, ModuleType]:
 
 @contextlib.contextmanager
 def part_imports(part: Path) -> Iterator[None]:
-    """Snippets of the part folder `part` run in the block import its modules, not another part's of the same name:
-    those loaded before are forgotten (to run again, loading the model anew) and its import path goes first on
-    sys.path. They stay loaded after the block, where the record step looks for the model they loaded."""
+    """Snippets of the part folder `part` run in the block import its modules, not another part's of the same name: its
+    import path goes first on sys.path, and the snippet modules loaded before are forgotten, to run (load GPT-2) anew.
+    Not after the block: the record step looks in them for the model they loaded."""
     for name in snippet_modules(part.parent):
         del sys.modules[name]
     folders = [str(folder) for folder in import_path(part)]
@@ -141,7 +141,7 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
 
 
 def run_all(root: Path, targets: list[Snippet], *, timeout: float, report: Report) -> list[Run]:
-    runs: list[Run] = []
+    runs = []
     for part, snippets in itertools.groupby(targets, key=lambda snippet: snippet.path.parent):
         with part_imports(part):
             for snippet in snippets:
