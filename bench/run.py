@@ -42,7 +42,7 @@ from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
 from recorder.record import published
 from recorder.record.project import CONFIG_FILE, PLUGIN
 from recorder.record.runner import QUIET_LIBRARIES
-from recorder.record.snippets import discover, parts
+from recorder.record.snippets import discover, import_path, local_modules, parts
 from recorder.render.directives import parse
 from recorder.render.extension import prepare, state
 from recorder.render.plugin import EXTENSION
@@ -128,11 +128,11 @@ def record_copy(root: Path, build: bool) -> None:
 
 
 def cells(root: Path) -> list[str]:
-    """The limit's and the peer's code, run as the record step runs it: part by part, with the part's folder on
-    sys.path, so that its modules (like `pinned_gpt2`) load once, each example in a function, its names its own."""
+    """The limit's and the peer's code, run as the record step runs it (`runner.part_imports`, in plain Python): part by
+    part, with its import path on sys.path, its modules (`pinned_gpt2`) loaded once, each example its own function."""
     found, examples = [], discover(root)
     for part in parts(root):
-        folders = [str(root / SNIPPETS_DIR / part), str(root / SNIPPETS_DIR)]
+        folders = [str(folder) for folder in import_path(root / SNIPPETS_DIR / part)]
         found.append(f"import sys\n\nsys.path[:0] = {folders!r}\n")
         for snippet in (snippet for snippet in examples.values() if snippet.part == part):
             function = ast.parse("def example(): pass").body[0]
@@ -141,8 +141,8 @@ def cells(root: Path) -> list[str]:
                              if not (isinstance(node, ast.Expr) and ast.unparse(node.value).startswith("sys.path."))]
             found.append(f"{ast.unparse(function)}\n\n\nexample()\n")
         # The next part imports its own modules, which may have the same names.
-        modules = sorted(path.stem for folder in folders for path in Path(folder).glob("*.py"))
-        found.append(f"for name in {modules!r}:\n    sys.modules.pop(name, None)\ndel sys.path[:2]\n")
+        modules = sorted(local_modules(root / SNIPPETS_DIR / part))
+        found.append(f"for name in {modules!r}:\n    sys.modules.pop(name, None)\ndel sys.path[:{len(folders)}]\n")
     return found
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, short
-from recorder.record.hub import PROBE_SECONDS, REQUEST_SECONDS, SILENT_SECONDS, DownloadFailed, snapshot_dir
+from recorder.record.hub import PROBE_SECONDS, SILENT_SECONDS, DownloadFailed, snapshot_dir
 from recorder.record.runner import run_one
 from recorder.record.snippets import Snippet, discover
 from stand_in_hub import Snapshot, StandInHub
@@ -50,9 +50,11 @@ sys.exit(main(["record"]))
 SECONDS = 120
 # What the record step may take against a hub that never answers (huggingface_hub alone waits over six minutes).
 SILENT_HUB_SECONDS = 60
-# The waits of recorder.record.hub in the tests' children: a second for an answer, and long enough a silence
-# for a second request after huggingface_hub's first pause (1 s), not for a third after its next (2 s).
-SHORT_WAITS = ("REQUEST_SECONDS=1", "SILENT_SECONDS=4")
+# The waits in the tests' children: huggingface_hub's for an answer to a request for metadata, a second, and the
+# watch's silence, long enough for huggingface_hub's first request (its registry of agents, given 3 s of its own)
+# and for the retries of the metadata's after its first pause (1 s), not after its next (2 s).
+SHORT_ANSWER_WAIT = {"HF_HUB_ETAG_TIMEOUT": "1"}
+SHORT_SILENCE = "SILENT_SECONDS=7"
 # Restarts of a download that gets no further, in the tests' children: each costs huggingface_hub's 1 s pause.
 RETRIES = 2
 
@@ -76,12 +78,12 @@ def hf_home(tmp_path: Path) -> Path:
     return home
 
 
-def record_online(run, project: Path, hub: StandInHub, hf_home: Path, *settings: str,
-                  seconds: float = SECONDS) -> subprocess.CompletedProcess[str]:
+def record_online(run, project: Path, hub: StandInHub, hf_home: Path, *settings: str, seconds: float = SECONDS,
+                  library_settings: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     hub_settings = ("HF_", "HUGGINGFACE_", "TRANSFORMERS_")
     env = {name: value for name, value in os.environ.items()
            if not name.startswith(hub_settings) and "proxy" not in name.lower()}
-    env |= {"HF_ENDPOINT": hub.url, "HF_HOME": str(hf_home), "NO_MKDOCS_2_WARNING": "1"}
+    env |= {"HF_ENDPOINT": hub.url, "HF_HOME": str(hf_home), "NO_MKDOCS_2_WARNING": "1", **(library_settings or {})}
     result = run("python", "-c", RECORD_ON_LOOPBACK, *settings, cwd=project, env=env, timeout=seconds)
     assert "connection outside 127.0.0.1" not in result.stderr
     return result
@@ -118,12 +120,15 @@ def test_a_hub_without_the_pinned_revision_is_named_as_the_cause(run, project: P
 
 
 def test_the_waits_on_a_hub_that_never_answers_add_up_to_less_than_a_minute() -> None:
-    """After the probe, the last request the watch lets through leaves just before SILENT_SECONDS, waits
-    REQUEST_SECONDS at most, then huggingface_hub pauses its longest backoff at most before the next, refused."""
+    """Such a hub is asked for metadata (HEAD), and first for huggingface_hub's registry of agents (3 s). After the
+    probe, the last request the watch lets through leaves just before SILENT_SECONDS, waits HF_HUB_ETAG_TIMEOUT at most
+    (huggingface_hub's setting, to which the watch holds its retries too), then huggingface_hub pauses its longest
+    backoff at most before the next, refused."""
+    from huggingface_hub import constants
     from huggingface_hub.utils import http_backoff
 
     longest_pause = inspect.signature(http_backoff).parameters["max_wait_time"].default
-    worst = PROBE_SECONDS + SILENT_SECONDS + REQUEST_SECONDS + longest_pause
+    worst = PROBE_SECONDS + SILENT_SECONDS + constants.HF_HUB_ETAG_TIMEOUT + longest_pause
     assert worst < SILENT_HUB_SECONDS
 
 
@@ -131,11 +136,12 @@ def test_a_hub_that_never_answers_is_named_within_a_minute(run, project: Path, t
                                                            hf_home: Path) -> None:
     """It accepts every connection and reads the request, then says nothing (so it needs no files to serve).
 
-    With SHORT_WAITS: the test above adds up the real ones."""
+    With shorter waits: the test above adds up the real ones."""
     before = committed(project)
     with StandInHub(Snapshot(tmp_path, {}), mode="silent") as silent:
         started = time.monotonic()
-        result = record_online(run, project, silent, hf_home, *SHORT_WAITS, seconds=SILENT_HUB_SECONDS)
+        result = record_online(run, project, silent, hf_home, SHORT_SILENCE, seconds=SILENT_HUB_SECONDS,
+                               library_settings=SHORT_ANSWER_WAIT)
         seconds = time.monotonic() - started
 
     assert seconds < SILENT_HUB_SECONDS

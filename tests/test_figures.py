@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import json
 import re
-import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -13,6 +12,7 @@ import pytest
 from mkdocs.utils.meta import get_data
 
 from recorder.record.project import Part, Project
+from recorder.record.runner import part_imports
 from recorder.record.snippets import discover
 from recorder.render.pages import SVG_NAMESPACE, UnsafeFigure, accessible_svg, checked_svg, in_prose_style
 from support import ROOT, build, edit, snapshot, with_values
@@ -66,11 +66,10 @@ def test_every_part_s_figures_are_found() -> None:
     assert all(name in SNIPPETS for _, name, _ in FIGURES)
 
 
-def test_lookup_figure_draws_the_toy_table_and_the_rows_row_lookup_printed(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lookup_figure_draws_the_toy_table_and_the_rows_row_lookup_printed() -> None:
     lookup = named("lookup_figure")
-    monkeypatch.syspath_prepend(str(ROOT / "snippets" / SNIPPETS[lookup].part))
-    monkeypatch.delitem(sys.modules, "toy_table", raising=False)
-    table = importlib.import_module("toy_table")
+    with part_imports(ROOT / "snippets" / SNIPPETS[lookup].part):
+        table = importlib.import_module("toy_table")
     root = figure(lookup)
 
     rows = groups(root, "figure-row")

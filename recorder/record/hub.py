@@ -22,8 +22,7 @@ from recorder.record.snippets import Loads, sha256_file
 if TYPE_CHECKING:
     import httpx
 
-PROBE_SECONDS = 3.0
-REQUEST_SECONDS = 10.0  # huggingface_hub's own default, which it raises to 60 s when it retries
+PROBE_SECONDS = 3.0  # offline must be decided before huggingface_hub is imported, and it has no probe of its own
 SILENT_SECONDS = 20.0
 RETRIES = 5  # as many as huggingface_hub allows attempts that receive nothing
 # config.json first: the quickest answer to whether the hub has the pinned revision at all.
@@ -78,13 +77,13 @@ def _endpoint() -> str:
 
 
 def configure(*, weights: bool = True) -> bool:
-    """Whether the hub is reachable: then bound every request to it; else go offline, failing fast without weights."""
+    """Whether the hub is reachable: then bound the waits on it; else go offline, failing fast without weights."""
     if "transformers" in sys.modules or "huggingface_hub" in sys.modules:
         raise RuntimeError("hub.configure() must run before transformers is imported")
     if hub_reachable():
-        from huggingface_hub import set_client_factory
+        from huggingface_hub import constants, set_client_factory
 
-        set_client_factory(_Watch().client)
+        set_client_factory(_Watch(constants.HF_HUB_ETAG_TIMEOUT).client)
         return True
     os.environ["HF_HUB_OFFLINE"] = "1"
     if weights and not (_snapshot() / WEIGHTS_FILE).is_file():
@@ -176,40 +175,38 @@ def _one_line(error: BaseException, *, kind: bool = True) -> str:
 
 
 class _Watch:
-    """httpx hooks bounding the waits huggingface_hub's retries leave unbounded: a silent hub (60 s for each of six
-    attempts), and a connection that breaks after some data every time (which resets its count of retries)."""
+    """httpx hooks bounding what huggingface_hub's settings (HF_HUB_ETAG_TIMEOUT, HF_HUB_DOWNLOAD_TIMEOUT: a request's
+    wait for an answer) leave unbounded: its retries of requests that got none, and of downloads that keep breaking."""
 
-    def __init__(self) -> None:
+    def __init__(self, metadata_seconds: float) -> None:
+        self.metadata_seconds = metadata_seconds  # HF_HUB_ETAG_TIMEOUT, as huggingface_hub read it
         self.silent_since: float | None = None  # when the first request the hub has not answered yet was sent
-        self.unanswered = 0
         self.kept: dict[str, tuple[int, int]] = {}  # URL: furthest resume point, attempts in a row past none
 
     def request(self, request: httpx.Request) -> None:
-        request.extensions["timeout"] = {kind: min(seconds or REQUEST_SECONDS, REQUEST_SECONDS)
-                                         for kind, seconds in request.extensions.get("timeout", {}).items()}
+        if request.method == "HEAD":  # it retries an unanswered one with 60 s, no setting's (_ETAG_RETRY_TIMEOUT)
+            request.extensions["timeout"] = dict.fromkeys(request.extensions["timeout"], self.metadata_seconds)
         now = time.monotonic()
         if self.silent_since is None:
             self.silent_since = now
-        elif now - self.silent_since >= SILENT_SECONDS:
+        elif now - self.silent_since >= SILENT_SECONDS:  # else six attempts: http_backoff's max_retries, no setting's
             raise DownloadFailed(
-                f"the hub at {_endpoint()} sent no answer in {now - self.silent_since:.0f} s to {self.unanswered} "
-                f"request(s) given {REQUEST_SECONDS:g} s each, and was not asked again ({request.method} "
-                f"{request.url}). {CHECK_HUB} is up")
-        self.unanswered += 1
+                f"the hub at {_endpoint()} sent no answer in {now - self.silent_since:.0f} s, and was not asked "
+                f"again ({request.method} {request.url}). {CHECK_HUB} is up")
         if request.method != "GET":
             return
         url, resumed = str(request.url), re.fullmatch(r"bytes=(\d+)-.*", request.headers.get("Range", ""))
         start = int(resumed[1]) if resumed else 0
         furthest, stuck = self.kept.get(url, (start, -1))
         stuck = 0 if start > furthest else stuck + 1
-        if stuck >= RETRIES:
+        if stuck >= RETRIES:  # file_download.http_get resets its own count on any data, even the same bytes again
             last = sys.exception()  # a retry is sent while huggingface_hub handles the previous attempt's error
             raise DownloadFailed(f"the connection broke {stuck + 1} times in a row with no more than {furthest:,} "
                                  f"bytes of {url} downloaded" + (f"; the last time: {_one_line(last)}" if last else ""))
         self.kept[url] = (max(start, furthest), stuck)
 
     def response(self, response: httpx.Response) -> None:
-        self.silent_since, self.unanswered = None, 0
+        self.silent_since = None
 
     def client(self) -> httpx.Client:
         from huggingface_hub.utils._http import default_client_factory  # not re-exported: the client to extend

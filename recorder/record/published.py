@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from recorder.errors import RecorderError
-from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION, SNIPPETS_DIR
+from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION
 from recorder.record import hub, store
-from recorder.record.runner import Report, Run, forget_snippet_modules, in_child, quiet_libraries, run_all
+from recorder.record.runner import Report, Run, in_child, quiet_libraries, run_all
 from recorder.record.snippets import Snippet, discover
 
 SEEDS = (1, 2)
@@ -81,7 +81,6 @@ def run_trials(root: Path, names: list[str], hub_caches: list[Path], timeout: fl
         os.environ["HF_HUB_CACHE"] = str(cache)
         if constants := sys.modules.get("huggingface_hub.constants"):  # read once imported; the loaders read it here
             constants.HF_HUB_CACHE = str(cache)
-        forget_snippet_modules(root / SNIPPETS_DIR)
         runs = run_all(root, [snippets[name] for name in names], timeout=timeout,
                        report=lambda line: print(line, file=sys.stderr, flush=True))
         outputs.append({run.snippet.name: run.stdout.decode() for run in runs})

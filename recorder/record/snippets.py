@@ -123,13 +123,23 @@ def parts(root: Path) -> list[str]:
                   if path.is_dir() and not path.name.startswith((".", "_")))
 
 
+def import_path(part: Path) -> list[Path]:
+    """Where a snippet of the part folder `part` imports the project's modules from: its folder, then snippets/'s."""
+    return [part, part.parent]
+
+
+def local_modules(part: Path) -> dict[str, Path]:
+    """The files a snippet of `part` imports by module name: a part's own module hides a shared one of its name."""
+    return {path.stem: path for folder in reversed(import_path(part)) for path in sorted(folder.glob("*.py"))}
+
+
 def discover(root: Path) -> dict[str, Snippet]:
     """Every example of every part, by name, in a stable order."""
-    shared = {path.stem: _read(path) for path in sorted((root / SNIPPETS_DIR).glob("*.py"))}
     snippets: dict[str, Snippet] = {}
     for part in parts(root):
-        files = {path.stem: _read(path) for path in sorted((root / SNIPPETS_DIR / part).glob("*.py"))}
-        local = {**shared, **files}  # a part's own module hides a shared one of the same name
+        folder = root / SNIPPETS_DIR / part
+        local = {name: _read(path) for name, path in local_modules(folder).items()}
+        files = {path.stem: local[path.stem] for path in sorted(folder.glob("*.py"))}
         imported = set().union(*(found.imports for found in files.values()))
         for stem, found in files.items():
             if stem not in imported:
