@@ -156,8 +156,8 @@ def _section_reader(config: MkDocsConfig, root: Path) -> Callable[[Listing], str
 def _imports(root: Path, blocks: list[Listing]) -> tuple[list[str], list[str]]:
     """The shown snippets' import statements, but of other snippets, by module (sections leave them out: the notebook
     gathers them in one cell), and the pins of requirements.txt for the packages they need."""
-    folders = {root / SNIPPETS_DIR, *(root / SNIPPETS_DIR / PurePosixPath(block.file).parent for block in blocks)}
-    local = {path.stem for folder in folders for path in folder.glob("*.py")}
+    folders = {root / SNIPPETS_DIR / PurePosixPath(block.file).parent for block in blocks}
+    local = {name for folder in folders for name in snippets.local_modules(folder)}
     pinned, wanted = snippets.pins(root), set()
     statements: dict[str, str] = {}  # statement -> the module it is sorted by
     for file in dict.fromkeys(block.file for block in blocks):
