@@ -103,7 +103,7 @@ MALFORMED = [
     ("{{ figure FILE }}", 'needs PART/FILE.py "alt text"'),
     ('{{ figure PART/missing_figure.py "A figure." }}', "snippets/{part}/missing_figure.py does not exist"),
     ("{{ example FILE:lookup highlight=Select }}", "optionally followed by highlight=SUBSECTION"),
-    ("{{ example row_lookup.py }}", "needs PART/FILE.py or PART/FILE.py:SECTION"),
+    ("{{ example example.py }}", "needs PART/FILE.py or PART/FILE.py:SECTION"),
     ("{{ chart lookup.svg }}", "Use code, example, figure, provenance, compatibility, parts or value"),
     ("{{ provenance FILE }}", "takes nothing: write `{{ provenance }}`"),
     ('{{ figure FILE "Rows {{ value PART/nowhere }}." }}', "unknown value `{part}/nowhere`"),
@@ -123,7 +123,7 @@ def test_a_malformed_directive_names_the_fix(part: Part, directive: str, message
 
 
 def test_code_shows_directives_as_written() -> None:
-    shown = ["{{ example tokenization/row_lookup.py:lookup }}", "{{ chart lookup.svg }}", "{{ value nowhere }}"]
+    shown = ["{{ example part-a/example.py:lookup }}", "{{ chart lookup.svg }}", "{{ value nowhere }}"]
     markdown = (f"```markdown\n{shown[0]}\n```\n\n!!! note\n    ~~~\n    {shown[1]}\n    ~~~\n\n"
                 f"Write `{shown[2]}` or ``{shown[1]}``.\n")
     assert parse(markdown) == []
