@@ -5,6 +5,10 @@ output written out line for line, with `{NAME}` where a value stands and `{}` wh
 (`{{` and `}}` are literal braces, as in Python's str.format). A template must match every line of its
 output, so an output whose shape changes fails the build naming the value, the output and the line; it can
 never bind another number without a word. A page quotes a value as `{{ value <part>/NAME }}`.
+
+Templates of several outputs may name the same value, once each: every output that prints it must print the
+same (in the prose's style, so 50257 and 50,257 agree). That is how a number one snippet types, which prose
+or a figure quotes, is bound to the output that prints it from the model.
 """
 
 from __future__ import annotations
@@ -91,8 +95,9 @@ def templates(root: Path, part: str) -> list[Template]:
         raise TemplateError(f"{shown} is not valid YAML ({error}).") from None
     if not isinstance(document, dict):
         raise TemplateError(f"{shown} maps each output (a snippet's stem) to its template, or to a list of them.")
-    found, seen = [], set()
+    found = []
     for output, written in document.items():
+        seen: set[str] = set()
         for text in written if isinstance(written, list) else [written]:
             if not isinstance(text, str) or not (root / SNIPPETS_DIR / part / f"{output}.py").is_file():
                 raise TemplateError(f"{shown}: `{output}` needs a template (text) and a snippet "
@@ -101,8 +106,8 @@ def templates(root: Path, part: str) -> list[Template]:
             names = tuple(name for line in lines for _, name in _fields(line) if name)
             for name in names:
                 if not _NAME.fullmatch(name) or name in seen:
-                    raise TemplateError(f"{shown}: value `{name}` is named twice or is not a name "
-                                      "(lower case, digits, `_`). Name each value once per part.")
+                    raise TemplateError(f"{shown}: value `{name}` is named twice in the templates of `{output}` "
+                                      "or is not a name (lower case, digits, `_`). Name each value once per output.")
                 seen.add(name)
             found.append(Template(part, str(output), lines, names))
     return found
