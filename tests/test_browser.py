@@ -467,9 +467,10 @@ def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_every_case_its_page
     start = page.locator(".try-tokenizer").text_content().strip()
     text = use_the_tokenizer_box(page)
     ids, counts, tokens = (page.locator(f".try-tokenizer__{part}") for part in ("ids", "counts", "token"))
-    assert [case for case in cases if case["text"] == start], f"no case is the text the box starts with, {start!r}"
-    assert [text.input_value(), json.loads(ids.inner_text())] == [start, next(
-        case["ids"] for case in cases if case["text"] == start)], "the box starts with its placeholder's text, tokenized"
+    first = next((case for case in cases if case["text"] == start), None)
+    assert first, f"no case is the text the box starts with, {start!r}"
+    assert [text.input_value(), json.loads(ids.inner_text())] == [start, first["ids"]], \
+        "the box starts with its placeholder's text, tokenized"
     disagreements = []
     for case in cases:
         text.fill(case["text"])
@@ -494,7 +495,8 @@ def test_the_try_it_box_works_by_keyboard_and_shows_the_merges_that_built_a_toke
     steps = re.findall(r"^(rank \d+: \S+ \+ \S+)", recorded, re.M)
     # The output's first line lists the word's bytes, each as the byte-level alphabet writes it (Ġ for the space).
     to_byte = {character: byte for byte, character in bytes_to_unicode().items()}
-    word = bytes(to_byte[character] for character in "".join(re.findall(r"'([^']*)'", recorded.splitlines()[0]))).decode()
+    pieces = "".join(re.findall(r"'([^']*)'", recorded.splitlines()[0]))
+    word = bytes(to_byte[character] for character in pieces).decode()
     assert steps and word.strip(), f"{attributes['data-merges']} lists no merge of a word"
     page = visit.open(path)
     text = use_the_tokenizer_box(page)

@@ -31,7 +31,8 @@ def source(name: str) -> str:
 def test_a_model_built_from_a_configuration_is_executed_here_and_loads_no_weights() -> None:
     """A snippet that builds a model from GPT-2's configuration downloads nothing, so the build runs it: an executed
     output, never a published one."""
-    configured = [name for name in SNIPPETS if MODEL_CLASS.search(source(name)) and "from_pretrained" not in source(name)]
+    configured = [name for name in SNIPPETS
+                  if MODEL_CLASS.search(source(name)) and "from_pretrained" not in source(name)]
     assert configured, "no snippet builds a model from a configuration: this checks nothing"
     for name in configured:
         assert SNIPPETS[name].loads != "weights", name

@@ -152,8 +152,8 @@ def test_the_values_a_figure_s_picks_draw_are_those_an_output_of_its_part_prints
         part: Part, name: str, alt: str) -> None:
     """The decimals a pick draws (a selected row's values, say) are, in order, the decimals another snippet of its
     part printed: the figure draws the example's result, not numbers of its own."""
-    drawn_values = [float(number) for pick in groups(figure(name), "figure-pick") for text in texts(pick, "figure-value")
-                    for number in numbers(text) if "." in number]
+    drawn_values = [float(number) for pick in groups(figure(name), "figure-pick")
+                    for text in texts(pick, "figure-value") for number in numbers(text) if "." in number]
     if not drawn_values:
         return
     printed = {other: [float(number) for number in numbers(recorded(other)) if "." in number]

@@ -18,7 +18,8 @@ from recorder.render import tokenizer_files
 
 def pages(built_site: Path) -> dict[Path, str]:
     """Every page of the built site, by its path there (the notebooks' pages too)."""
-    return {path.relative_to(built_site): path.read_text(encoding="utf-8") for path in sorted(built_site.rglob("*.html"))}
+    return {path.relative_to(built_site): path.read_text(encoding="utf-8")
+            for path in sorted(built_site.rglob("*.html"))}
 
 
 def with_the_box(built_site: Path) -> dict[Path, str]:

@@ -110,8 +110,8 @@ def recorded(project: Project, repository: Repository | None = None,
                 if values.setdefault(key, shown) != shown:
                     unreadable[key] = (f"value `{key}` reads {values[key]!r} in {read_from[key]} but {shown!r} in "
                                        f"{output}: every output whose template in {SNIPPETS_DIR}/{part}/{VALUES_FILE} "
-                                       "names it must print the same. Fix the snippet that prints it wrong, or, if they are "
-                                       "not the same value, give each its own name.")
+                                       "names it must print the same. Fix the snippet that prints it wrong, or, if "
+                                       "they are not the same value, give each its own name.")
                 read_from.setdefault(key, output)
     return replace(found, values=values, unreadable=unreadable)
 
