@@ -31,8 +31,9 @@ for seed in (1, 2):
 # --8<-- [end:rows]
 
 # What the page says of this example, checked whenever it runs. The class built here is the one
-# AutoModelForCausalLM gives for GPT-2, and it ties its output layer to wte by default:
-auto = AutoModelForCausalLM.from_config(GPT2Config(n_layer=1))  # random weights: nothing is downloaded
+# AutoModelForCausalLM gives for GPT-2's configuration, and it ties its output layer to wte by default (a tiny
+# one will do: the class depends on the configuration's type, not its sizes):
+auto = AutoModelForCausalLM.from_config(GPT2Config(n_layer=1, n_head=1, n_embd=8, vocab_size=8, n_positions=8))
 assert type(auto) is GPT2LMHeadModel and auto.lm_head.weight is auto.transformer.wte.weight
 # Untied, the rows that get a gradient are those of the tokens that have a next token to predict: every token of
 # the prompt but the last.
