@@ -53,12 +53,12 @@ def test_a_page_at_every_goal_is_one_line_of_scores(report: audit.Report) -> Non
 
 def test_a_page_below_a_goal_names_its_runs_and_the_report_that_shows_what_costs_the_most(
         report: audit.Report) -> None:
-    lines = audit.describe(audit.PageResult("token-embeddings/", [report] * 3))
+    lines = audit.describe(audit.PageResult("part-a/", [report] * 3))
     assert lines == [
-        "/token-embeddings/",
+        "/part-a/",
         "  Performance 0.79 (goal 0.95)  Accessibility 1.00  Best Practices 1.00  SEO 1.00",
         "  performance below the goal (runs: 0.79, 0.79, 0.79); what costs the most, in Lighthouse's report of "
-        "the median run: audit/token-embeddings-performance.html",
+        "the median run: audit/part-a-performance.html",
     ]
 
 
@@ -96,11 +96,11 @@ def test_the_report_kept_for_a_missed_goal_is_that_of_its_median_run(
 
 def test_the_audit_fails_when_any_page_misses_a_goal(report: audit.Report, monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    pages = {"": scored(report, performance=0.99), "token-embeddings/": report}
+    pages = {"": scored(report, performance=0.99), "part-a/": report}
     monkeypatch.setattr(audit, "audit_site", lambda site, runs: [
         audit.PageResult(path, [page] * runs) for path, page in pages.items()])
     assert audit.main(["--site", "site"]) == 1
-    assert "1 of 2 pages miss a goal: /token-embeddings/" in capsys.readouterr().out
-    pages["token-embeddings/"] = scored(report, performance=0.96)
+    assert "1 of 2 pages miss a goal: /part-a/" in capsys.readouterr().out
+    pages["part-a/"] = scored(report, performance=0.96)
     assert audit.main(["--site", "site"]) == 0
     assert "every page (2) meets every goal" in capsys.readouterr().out

@@ -13,6 +13,7 @@ from mkdocs.utils.meta import get_data
 from playwright.sync_api import (Browser, BrowserContext, CDPSession, ConsoleMessage, Locator, Page, Request, expect,
                                   sync_playwright)
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from transformers.convert_slow_tokenizer import bytes_to_unicode
 
 from recorder.record.project import Part, Project
 from recorder.record.snippets import discover
@@ -34,9 +35,6 @@ ARTIFACTS = ROOT / "test-artifacts"
 SEARCH_INDEX = "/search/search_index.json"
 DOCS = ROOT / "docs"
 PHONE = {"width": 390, "height": 844}
-# The pinned tokenizer's ids for the texts the "Try it" box must tokenize alike, one JSON object a line.
-HARD_CASES = ROOT / "outputs" / "tokenization" / "hard_cases.txt"
-MERGE_STEPS = ROOT / "outputs" / "tokenization" / "merge_steps.txt"
 MANIFEST = json.loads((ROOT / "outputs" / "manifest.json").read_text(encoding="utf-8"))["snippets"]
 PARTS = Project.load(ROOT).parts()
 
@@ -65,6 +63,18 @@ def pages_showing(kind: type) -> list[str]:
     """The built pages that hold a directive of `kind` (the provenance table, say), found by their sources."""
     return [built_path(path.name) for path in sorted(DOCS.glob("*.md"))
             if any(isinstance(directive, kind) for directive in directives(path.name))]
+
+
+def tokenizer_boxes() -> list[tuple[str, dict[str, str]]]:
+    """Each page's "Try it" box, as (the page's built path, its placeholder's attributes): `data-cases` names the
+    output that holds the pinned tokenizer's ids for the texts the box must tokenize alike, one JSON object a line;
+    `data-merges`, the output that lists the merges building a word, which the box must show for that word."""
+    return [(built_path(source), dict(re.findall(r'([-\w]+)="([^"]*)"', attributes)))
+            for source in sorted(path.name for path in DOCS.glob("*.md"))
+            for attributes in re.findall(r"^\{: \.try-tokenizer (.*)\}$", page_body(source), re.M)]
+
+
+BOXES = tokenizer_boxes()
 
 
 def notebook_path(part: Part) -> str:
@@ -435,15 +445,32 @@ def counted(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
-def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_every_hard_case(visit: Visit) -> None:
+def recorded_output(name: str) -> str:
+    """The recorded output of `snippets/<name>.py`, which a page's markup names."""
+    assert name in MANIFEST, f"the page names {name}, which has no recorded output"
+    return (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8")
+
+
+def test_every_try_it_box_names_the_outputs_it_is_checked_against() -> None:
+    assert BOXES, "no page has a \"Try it\" box: the tests of the box check nothing"
+    for path, attributes in BOXES:
+        assert {"data-cases", "data-merges"} <= set(attributes), f"{path}: {attributes}"
+
+
+@pytest.mark.parametrize(("path", "attributes"), BOXES, ids=[path for path, _ in BOXES])
+def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_every_case_its_page_names(
+        visit: Visit, path: str, attributes: dict[str, str]) -> None:
     """Each recorded case, typed into the box, shows the very ids the pinned tokenizer gave, counted alike."""
-    cases = [json.loads(line) for line in HARD_CASES.read_text(encoding="utf-8").split("\n") if line]
-    page = visit.open("tokenization/")
+    cases = [json.loads(line) for line in recorded_output(attributes["data-cases"]).split("\n") if line]
+    page = visit.open(path)
     assert not [url for url in visit.requests if "/tokenizer/" in url], "the files load only once the box is used"
+    start = page.locator(".try-tokenizer").text_content().strip()
     text = use_the_tokenizer_box(page)
     ids, counts, tokens = (page.locator(f".try-tokenizer__{part}") for part in ("ids", "counts", "token"))
-    assert [text.input_value(), json.loads(ids.inner_text())] == [cases[0]["text"], cases[0]["ids"]], \
-        "the box starts with Part 2's prompt, tokenized"
+    first = next((case for case in cases if case["text"] == start), None)
+    assert first, f"no case is the text the box starts with, {start!r}"
+    assert [text.input_value(), json.loads(ids.inner_text())] == [start, first["ids"]], \
+        "the box starts with its placeholder's text, tokenized"
     disagreements = []
     for case in cases:
         text.fill(case["text"])
@@ -459,14 +486,21 @@ def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_every_hard_case(vis
     assert width[0] <= width[1], "a long text's tokens wrap inside a phone's width"
 
 
-def test_the_try_it_box_works_by_keyboard_and_shows_the_merges_that_built_a_token(visit: Visit) -> None:
+@pytest.mark.parametrize(("path", "attributes"), BOXES, ids=[path for path, _ in BOXES])
+def test_the_try_it_box_works_by_keyboard_and_shows_the_merges_that_built_a_token(
+        visit: Visit, path: str, attributes: dict[str, str]) -> None:
     """Tab reaches the tokens, arrows move between them with each id shown, Enter picks one and shows its merges:
-    for " ChatGPT", the steps the page's recorded figure shows. A screen reader hears the count."""
-    recorded = MERGE_STEPS.read_text(encoding="utf-8")
+    for the word of the output its page names, the steps that output recorded. A screen reader hears the count."""
+    recorded = recorded_output(attributes["data-merges"])
     steps = re.findall(r"^(rank \d+: \S+ \+ \S+)", recorded, re.M)
-    page = visit.open("tokenization/")
+    # The output's first line lists the word's bytes, each as the byte-level alphabet writes it (Ġ for the space).
+    to_byte = {character: byte for byte, character in bytes_to_unicode().items()}
+    pieces = "".join(re.findall(r"'([^']*)'", recorded.splitlines()[0]))
+    word = bytes(to_byte[character] for character in pieces).decode()
+    assert steps and word.strip(), f"{attributes['data-merges']} lists no merge of a word"
+    page = visit.open(path)
     text = use_the_tokenizer_box(page)
-    text.fill(" ChatGPT")
+    text.fill(word)
     page.keyboard.press("Tab")
     tokens = page.locator(".try-tokenizer__token")
     expect(tokens.first).to_be_focused()
@@ -480,7 +514,7 @@ def test_the_try_it_box_works_by_keyboard_and_shows_the_merges_that_built_a_toke
     picked = sorted(shown, key=lambda step: int(re.search(r"rank ([\d,]+)", step)[1].replace(",", "")))
     assert [step.split(" → ")[0].replace(",", "") for step in picked] == steps
     expect(page.get_by_role("status")).to_have_text(f"{counted(tokens.count(), 'token')} from "
-                                                    f"{counted(len(' ChatGPT'.encode()), 'UTF-8 byte')}")
+                                                    f"{counted(len(word.encode()), 'UTF-8 byte')}")
 
 
 def test_the_try_it_box_refuses_a_tokenizer_file_unlike_the_pinned_one(visit: Visit) -> None:
@@ -489,7 +523,7 @@ def test_the_try_it_box_refuses_a_tokenizer_file_unlike_the_pinned_one(visit: Vi
     page.route("**/tokenizer/vocab.json", lambda route: route.fulfill(
         status=200, content_type="application/json", body=route.fetch().text().replace('"the": ', '"teh": ')))
     try:
-        visit.open("tokenization/")
+        visit.open(BOXES[0][0])
         page.locator(".try-tokenizer").evaluate("place => place.previousElementSibling.scrollIntoView()")
         page.get_by_role("textbox", name=re.compile("GPT-2's tokenizer")).focus()
         expect(page.locator(".try-tokenizer__counts")).to_contain_text("could not be loaded")

@@ -7,110 +7,101 @@ import re
 from pathlib import Path
 
 import pytest
-from transformers import GPT2Config, GPT2Tokenizer
-from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
 from recorder.record import store
-from recorder.record.hub import packaged_tokenizer_files
-from recorder.record.project import Project
+from recorder.record.project import Part, Project
 from recorder.record.snippets import discover
-from recorder.render.pages import recorded
-from support import ROOT, with_values
+from support import ROOT
 
 PROJECT = Project.load(ROOT)
-PART = next(part for part in PROJECT.parts() if part.name == "token-embeddings")
 MANIFEST = store.read_manifest(ROOT)
 SNIPPETS = discover(ROOT)
 DOCS = ROOT / "docs"
-PART_2 = (DOCS / PART.page).read_text(encoding="utf-8")
 SERIES = (DOCS / "index.md").read_text(encoding="utf-8")
-GRADIENT_ROWS = re.compile(r"^seed (\d+), (tied|untied): ([\d,]+) of ([\d,]+) rows(?:: (\[[\d, ]+\]))?$")
+PARTS = PROJECT.parts()
+# A model class imported from Transformers, as the record step reads one (a model built from a configuration loads
+# nothing: only `from_pretrained` on such a class does).
+MODEL_CLASS = re.compile(r"^from transformers import .*(Model|For[A-Z])", re.M)
 
 
-def value(name: str) -> str:
-    return recorded(PROJECT).value(f"{PART.name}/{name}")
+def source(name: str) -> str:
+    return (ROOT / "snippets" / f"{name}.py").read_text(encoding="utf-8")
 
 
-def ids(text: str) -> list[int]:
-    return [int(number) for number in re.findall(r"\d+", text)]
+def test_a_model_built_from_a_configuration_is_executed_here_and_loads_no_weights() -> None:
+    """A snippet that builds a model from GPT-2's configuration downloads nothing, so the build runs it: an executed
+    output, never a published one."""
+    configured = [name for name in SNIPPETS
+                  if MODEL_CLASS.search(source(name)) and "from_pretrained" not in source(name)]
+    assert configured, "no snippet builds a model from a configuration: this checks nothing"
+    for name in configured:
+        assert SNIPPETS[name].loads != "weights", name
+    for name, snippet in SNIPPETS.items():
+        if snippet.loads != "weights":
+            assert MANIFEST[name]["origin"] == "executed", name
+            assert not (ROOT / "published" / f"{name}.txt").exists(), name
 
 
-def tokenizer() -> GPT2Tokenizer:
-    files = packaged_tokenizer_files()
-    return GPT2Tokenizer(vocab=str(files["vocab.json"]), merges=str(files["merges.txt"]))
+def inline_code(markdown: str) -> list[str]:
+    """The inline code spans of a page, outside its directives."""
+    return re.findall(r"(?<!`)`([^`\n]+)`(?!`)", re.sub(r"\{\{.*?\}\}", "", markdown))
 
 
-def test_the_same_row_sentence_quotes_the_id_of_is_with_its_space() -> None:
-    """Token id 318 is " is" with its leading space; "is" at the start of a text is another token."""
-    quoted = int(value("is_token_id"))
-    assert tokenizer().decode([quoted]) == " is"
-    assert tokenizer()("is")["input_ids"] != [quoted], "the page says the spaceless word is another token"
-    assert ('Token id {{ value token-embeddings/is_token_id }}, " is" with its leading space, selects the same row whether it comes '
-            "first in a prompt or last.") in PART_2
+def bound_names(part: Part) -> set[str]:
+    """The names the part's snippets bind at their top level (`model`, `tokenizer`, ...), imports included."""
+    names = set()
+    for path in (ROOT / "snippets" / part.name).glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return names
 
 
-def gradient_rows() -> dict[tuple[str, str], tuple[int, int, list[int] | None]]:
-    """(seed, tied or untied) -> rows with a non-zero gradient, rows in all, and which, as recorded."""
-    text = (ROOT / "outputs" / "token-embeddings" / "gradient_rows.txt").read_text(encoding="utf-8")
-    found = {}
-    for line in text.splitlines():
-        match = GRADIENT_ROWS.match(line)
-        assert match, f"gradient_rows.txt: {line!r} is not a line the page's values can read"
-        seed, wiring, count, total, rows = match.groups()
-        found[seed, wiring] = (int(count.replace(",", "")), int(total.replace(",", "")), rows and ids(rows))
+def quoted_code(part: Part) -> list[str]:
+    """What the part's page quotes inline as an expression on a name its snippets bind, such as
+    `model.transformer.wte`: code the reader takes for the examples' own."""
+    bound, found = bound_names(part), []
+    for span in inline_code((DOCS / part.page).read_text(encoding="utf-8")):
+        if re.fullmatch(r"[-\w]+\.(json|txt|py|md|yml|ipynb|safetensors)", span):
+            continue  # a file's name, not code
+        try:
+            tree = ast.parse(span, mode="eval")
+        except SyntaxError:
+            continue
+        roots = {node.value.id for node in ast.walk(tree)
+                 if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)}
+        if roots & bound:
+            found.append(span)
     return found
 
 
-def test_which_rows_get_a_gradient_is_the_same_for_both_seeds() -> None:
-    """"Both seeds give the same rows": the output shows it, so the rows do not depend on weight values."""
-    found = gradient_rows()
-    seeds = sorted({seed for seed, _ in found})
-    assert len(seeds) == 2 and {wiring for _, wiring in found} == {"tied", "untied"}
-    for wiring in ("tied", "untied"):
-        assert found[seeds[0], wiring] == found[seeds[1], wiring], wiring
-    assert "Both seeds give the same rows" in PART_2
+def test_some_page_quotes_code_of_its_snippets_inline() -> None:
+    assert any(quoted_code(part) for part in PARTS), "no page quotes its snippets' code inline: this checks nothing"
 
 
-def test_tied_every_row_untied_the_prompt_s_rows_but_the_last_token_s() -> None:
-    found = gradient_rows()
-    prompt = ids(value("prompt_token_ids"))
-    vocabulary = int(value("vocab_size").replace(",", ""))
-    tied, total, _ = found["1", "tied"]
-    assert tied == total == vocabulary, "tied, every row of the table"
-    untied, total, rows = found["1", "untied"]
-    assert total == vocabulary and rows is not None and untied == len(rows)
-    assert rows == sorted(set(prompt[:-1])), "the rows of the tokens that have a next token to predict"
-    assert int(value("we_token_id")) == prompt[-1] not in rows
-    stated = with_values("Tied, all {{ value token-embeddings/tied_rows }} rows do")
-    assert stated in with_values(PART_2) and "{{ value token-embeddings/we_token_id }}, is not among them" in PART_2
+@pytest.mark.parametrize("part", PARTS, ids=lambda part: part.name)
+def test_code_a_page_quotes_inline_is_code_its_snippets_run(part: Part) -> None:
+    """An expression the prose quotes (`model.lm_head.weight is model.transformer.wte.weight`, the check behind a
+    label an output prints) is written, as quoted, in one of its part's snippets."""
+    sources = [path.read_text(encoding="utf-8") for path in (ROOT / "snippets" / part.name).glob("*.py")]
+    missing = [span for span in quoted_code(part) if not any(span in text for text in sources)]
+    assert not missing, f"docs/{part.page} quotes code that no snippet of snippets/{part.name}/ runs: {missing}"
 
 
-def test_the_tying_box_names_the_code_the_gradient_came_from() -> None:
-    """Transformers' GPT2LMHeadModel, which AutoModelForCausalLM loads for GPT-2, shares wte with lm_head."""
-    assert MODEL_FOR_CAUSAL_LM_MAPPING_NAMES["gpt2"] == "GPT2LMHeadModel"
-    assert GPT2Config().tie_word_embeddings
-    source = (ROOT / "snippets" / "token-embeddings" / "gradient_rows.py").read_text(encoding="utf-8")
-    assert "tied = model.lm_head.weight is model.transformer.wte.weight" in source, "the label is checked, not set"
-    assert {"GPT2LMHeadModel", "GPT2Config"} <= {alias.name for node in ast.walk(ast.parse(source))
-                                                 if isinstance(node, ast.ImportFrom) for alias in node.names}
-    box = PART_2[PART_2.index('??? info "Weight tying'):PART_2.index("## What this part showed")]
-    assert "Transformers' `GPT2LMHeadModel`" in box and "`AutoModelForCausalLM` loads for GPT-2" in box
-    assert "`model.lm_head.weight is model.transformer.wte.weight`" in box
+PAGES = sorted([*DOCS.glob("*.md"), ROOT / "README.md"])
 
 
-def test_the_training_conclusion_claims_no_more_than_the_two_checks() -> None:
-    """A parameter that receives a gradient: necessary for training, not proof of how its values were made."""
-    section = PART_2[PART_2.index("## Learned with the model"):PART_2.index("### Which rows receive a gradient")]
-    assert "cannot be a fixed dictionary" not in section and "learns its values" not in section
-    assert "a table computed elsewhere and then loaded into an `nn.Parameter` would pass both checks" in section
-    assert "`.grad` always has the shape of the parameter it belongs to" in section
-
-
-def test_the_gradient_rows_example_is_executed_here_and_loads_no_weights() -> None:
-    """A model built from GPT-2's configuration downloads nothing, so the build runs it: an executed output."""
-    assert SNIPPETS["token-embeddings/gradient_rows"].loads == "tokenizer"
-    assert MANIFEST["token-embeddings/gradient_rows"]["origin"] == "executed"
-    assert not (ROOT / "published" / "token-embeddings" / "gradient_rows.txt").exists()
+@pytest.mark.parametrize("path", PAGES, ids=lambda path: path.relative_to(ROOT).as_posix())
+def test_a_page_that_reads_a_gradient_claims_no_more_than_the_checks_show(path: Path) -> None:
+    """A parameter that receives a gradient: necessary for training, not proof of how its values were made; and a
+    gradient's shape is the parameter's, whichever rows the loss reached."""
+    text = re.sub(r"\s+", " ", path.read_text(encoding="utf-8"))
+    assert "cannot be a fixed dictionary" not in text and "learns its values" not in text
+    if "`.grad`" in text:
+        assert "a table computed elsewhere and then loaded into an `nn.Parameter` would pass both checks" in text
+        assert "`.grad` always has the shape of the parameter it belongs to" in text
 
 
 def test_the_series_page_states_the_publishing_rule_the_code_applies() -> None:

@@ -155,19 +155,19 @@ def test_added_and_removed_outputs_are_reported_by_name_in_order(repo: Path) -> 
 
 
 def test_outputs_of_the_same_stem_in_two_parts_are_told_apart(repo: Path) -> None:
-    """Both parts may have a `prompt_token_ids`: each is its own output, named with its part."""
-    first, second = "part-one/prompt_token_ids", "part-two/prompt_token_ids"
+    """Both parts may have a `token_ids`: each is its own output, named with its part."""
+    first, second = "part-one/token_ids", "part-two/token_ids"
     entries = manifest(repo) | {first: entry(first), second: entry(second)}
     texts = {GREETING_NAME: GREETING, FIGURE_NAME: FIGURE, first: "[1, 2]\n", second: "[1, 2]\n"}
     write(repo, texts, entries)
-    commit(repo, "a prompt_token_ids in each part")
+    commit(repo, "a token_ids in each part")
     write(repo, texts | {second: "[1, 3]\n"}, entries)
 
     markdown = report(repo)
 
     assert markdown.startswith("## 1 recorded output changed since `HEAD`\n")
-    assert ("### `part-two/prompt_token_ids`: changed\n\n```diff\n--- HEAD:outputs/part-two/prompt_token_ids.txt\n"
-            "+++ outputs/part-two/prompt_token_ids.txt\n@@ -1 +1 @@\n-[1, 2]\n+[1, 3]\n```") in markdown
+    assert ("### `part-two/token_ids`: changed\n\n```diff\n--- HEAD:outputs/part-two/token_ids.txt\n"
+            "+++ outputs/part-two/token_ids.txt\n@@ -1 +1 @@\n-[1, 2]\n+[1, 3]\n```") in markdown
     assert f"`{first}`" not in markdown
 
 

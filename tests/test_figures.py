@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
-import json
+import ast
 import re
 from pathlib import Path
 from xml.etree import ElementTree
@@ -12,9 +11,8 @@ import pytest
 from mkdocs.utils.meta import get_data
 
 from recorder.record.project import Part, Project
-from recorder.record.runner import part_imports
 from recorder.record.snippets import discover
-from recorder.render.pages import SVG_NAMESPACE, UnsafeFigure, accessible_svg, checked_svg, in_prose_style
+from recorder.render.pages import SVG_NAMESPACE, UnsafeFigure, accessible_svg, checked_svg
 from support import ROOT, build, edit, snapshot, with_values
 
 PARTS = Project.load(ROOT).parts()
@@ -24,18 +22,6 @@ FIGURES = [(part, f"{part.name}/{stem}", alt) for part in PARTS
            for stem, alt in re.findall(r'^[ \t]*\{\{ figure [-\w]+/(\w+)\.py "([^"]+)" \}\}$',
                                        get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))[0], re.M)]
 SVG = {"svg": SVG_NAMESPACE}
-
-
-def named(stem: str) -> str:
-    """The one snippet of any part with this file name, e.g. "lookup_figure"."""
-    found = [name for name in SNIPPETS if name.endswith(f"/{stem}")]
-    assert len(found) == 1, f"{stem}: {found}"
-    return found[0]
-
-
-def beside(name: str, stem: str) -> str:
-    """The snippet `stem` of the part of snippet `name`."""
-    return f"{SNIPPETS[name].part}/{stem}"
 
 
 def recorded(name: str) -> str:
@@ -50,15 +36,15 @@ def groups(root: ElementTree.Element, css_class: str) -> list[ElementTree.Elemen
     return [group for group in root.iterfind(".//svg:g", SVG) if css_class in group.get("class", "").split()]
 
 
+def texts_of(root: ElementTree.Element) -> list[str]:
+    """Every text the figure shows, its title first."""
+    return [element.text or "" for element in root.iter() if element.tag in (f"{{{SVG_NAMESPACE}}}title",
+                                                                                f"{{{SVG_NAMESPACE}}}text")]
+
+
 def texts(element: ElementTree.Element, css_class: str | None = None) -> list[str]:
     return [text.text or "" for text in element.iterfind(".//svg:text", SVG)
             if css_class is None or text.get("class") == css_class]
-
-
-def recorded_shape(name: str) -> str:
-    """The `torch.Size([...])` line a model snippet printed, as `[...]`."""
-    line = next(line for line in recorded(name).splitlines() if line.startswith("torch.Size("))
-    return line.removeprefix("torch.Size(").removesuffix(")")
 
 
 def test_every_part_s_figures_are_found() -> None:
@@ -66,59 +52,115 @@ def test_every_part_s_figures_are_found() -> None:
     assert all(name in SNIPPETS for _, name, _ in FIGURES)
 
 
-def test_lookup_figure_draws_the_toy_table_and_the_rows_row_lookup_printed() -> None:
-    lookup = named("lookup_figure")
-    with part_imports(ROOT / "snippets" / SNIPPETS[lookup].part):
-        table = importlib.import_module("toy_table")
-    root = figure(lookup)
-
-    rows = groups(root, "figure-row")
-    assert [texts(row) for row in rows] == [
-        [str(token_id), word, *(f"{value:.1f}" for value in values)]
-        for token_id, (word, values) in enumerate(zip(table.words, table.embedding_matrix.tolist()))
-    ]
-    picked = [texts(row)[0] for row in rows if "figure-picked" in row.get("class", "").split()]
-
-    printed = [[float(number) for number in re.findall(r"-?\d+\.\d+", line)]
-               for line in recorded(beside(lookup, "row_lookup")).splitlines()]
-    picks = [texts(pick) for pick in groups(root, "figure-pick")]
-    assert [pick[0] for pick in picks] == picked
-    assert [[float(value) for value in pick[1:-1]] for pick in picks] == printed
-    assert [pick[-1] for pick in picks] == [table.words[int(token_id)] for token_id in picked]
-    assert picked == ["0", "1", "3"], "the figure shows the ids the page's prose talks about"
+def as_numbers(text: str) -> str:
+    """`text` with whole numbers written without thousands separators, as a figure draws them (50,257 as 50257)."""
+    return re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
 
 
-def test_lookup_figure_arrows_lead_from_each_id_to_its_row_and_on() -> None:
-    root = figure(named("lookup_figure"))
+def numbers(text: str) -> list[str]:
+    return re.findall(r"-?\d+(?:\.\d+)?", as_numbers(text))
+
+
+def unique(items: list[str]) -> list[str]:
+    """Each item once, where it first appears."""
+    return list(dict.fromkeys(items))
+
+
+def quoted(alt: str) -> list[str]:
+    """What each `{{ value }}` of a figure's ALT reads, in the ALT's order."""
+    return [with_values(match) for match in re.findall(r"\{\{ value [-\w/]+ \}\}", alt)]
+
+
+def drawn(text: str, texts: list[str]) -> bool:
+    """Whether a figure whose texts are `texts` draws `text`: as one of them, or as a word or number within one."""
+    text = as_numbers(text)
+    return any(text == shown or re.search(rf"(?<![\w.]){re.escape(text)}(?![\w.])", shown) for shown in texts)
+
+
+# The figures whose ALT quotes values read from the part's outputs: the numbers they draw are recorded ones.
+QUOTING = [found for found in FIGURES if quoted(found[2])]
+
+
+@pytest.mark.parametrize(("part", "name", "alt"), FIGURES, ids=[name for _, name, _ in FIGURES])
+def test_every_arrow_of_a_figure_ends_in_its_own_arrowhead(part: Part, name: str, alt: str) -> None:
+    root = figure(name)
     marker_ids = {marker.get("id") for marker in root.iterfind(".//svg:marker", SVG)}
+    arrows = root.findall(".//svg:line", SVG)
+    assert arrows and all(arrow.get("marker-end") in {f"url(#{id_})" for id_ in marker_ids} for arrow in arrows)
+
+
+def test_some_figure_draws_values_its_caption_quotes() -> None:
+    assert QUOTING, "no figure's ALT quotes a value: the checks below check nothing"
+
+
+@pytest.mark.parametrize(("part", "name", "alt"), QUOTING, ids=[name for _, name, _ in QUOTING])
+def test_a_figure_draws_every_value_its_caption_quotes(part: Part, name: str, alt: str) -> None:
+    """A value the ALT reads from an output (a token id, a size, a shape, a merge) is drawn by the figure: a list of
+    ids or pieces item by item, in its order. The figure types or computes what it draws; this binds it to what
+    the snippets printed, as the part's values.yml reads it."""
+    texts = [as_numbers(text) for text in texts_of(figure(name))]
+    for value in quoted(alt):
+        if drawn(value, texts):
+            continue
+        items = [as_numbers(str(item)) for item in ast.literal_eval(value)] if value.startswith("[") else None
+        assert items, f"{name} does not draw {value!r}, which its ALT quotes"
+        position = 0
+        for item in items:
+            found = next((index for index in range(position, len(texts)) if texts[index] == item), None)
+            assert found is not None, f"{name} does not draw {item!r} of {value!r}, in that order: {texts}"
+            position = found + 1
+
+
+@pytest.mark.parametrize(("part", "name", "alt"), QUOTING, ids=[name for _, name, _ in QUOTING])
+def test_a_caption_that_quotes_values_types_no_number_and_states_every_number_the_figure_labels(
+        part: Part, name: str, alt: str) -> None:
+    """Its numbers all come from outputs; the figure's shapes and ids, which a reader who cannot see it needs, are
+    all in its text alternative."""
+    assert not re.search(r"\d", re.sub(r"\{\{ value [-\w/]+ \}\}", "", alt)), f"a number typed into {name}'s ALT"
+    stated = set(numbers(with_values(alt)))
+    labels = [text for css_class in ("figure-shape", "figure-id") for text in texts(figure(name), css_class)]
+    missing = [number for label in labels for number in numbers(label) if number not in stated]
+    assert not missing, f"the ALT of {name} does not state {missing}: {with_values(alt)}"
+
+
+@pytest.mark.parametrize(("part", "name", "alt"), FIGURES, ids=[name for _, name, _ in FIGURES])
+def test_the_ids_a_figure_picks_are_those_its_caption_states_in_its_order(part: Part, name: str, alt: str) -> None:
+    """Each pick (an id leading to what it selects) is an id the ALT states, in the ALT's order."""
+    picked = unique([number for pick in groups(figure(name), "figure-pick") for text in texts(pick, "figure-id")
+                     for number in numbers(text)])
+    stated = [number for number in unique(numbers(with_values(alt))) if number in picked]
+    assert picked == stated, f"{name} picks {picked}; its ALT states {stated}"
+
+
+@pytest.mark.parametrize(("part", "name", "alt"), FIGURES, ids=[name for _, name, _ in FIGURES])
+def test_a_pick_draws_the_values_and_word_of_the_table_row_its_id_selects(part: Part, name: str, alt: str) -> None:
+    """Where a figure draws a table (a row per id) and picks from it, each pick shows its row's values and word."""
+    root = figure(name)
+    rows = {texts(row, "figure-id")[0]: row for row in groups(root, "figure-row")
+            if "figure-pick" not in row.get("class", "").split() and texts(row, "figure-id")}
     for pick in groups(root, "figure-pick"):
-        arrows = pick.findall("svg:line", SVG)
-        assert len(arrows) == 2
-        assert all(arrow.get("marker-end") in {f"url(#{id_})" for id_ in marker_ids} for arrow in arrows)
-        into_table, out_of_table = arrows
-        assert into_table.get("y2") == out_of_table.get("y1"), "both arrows meet at the same row"
+        ids = texts(pick, "figure-id")
+        if ids and ids[0] in rows:
+            row = rows[ids[0]]
+            assert texts(pick, "figure-value") == texts(row, "figure-value"), f"{name}: pick {ids[0]}"
+            assert texts(pick, "figure-word") == texts(row, "figure-word"), f"{name}: pick {ids[0]}"
+            assert "figure-picked" in row.get("class", "").split(), f"{name}: row {ids[0]} is not marked as picked"
 
 
-def test_shape_flow_figure_shows_the_shapes_and_ids_the_model_snippets_printed() -> None:
-    shape_flow = named("shape_flow_figure")
-    root = figure(shape_flow)
-    assert texts(root, "figure-shape") == [
-        recorded_shape(beside(shape_flow, stem)) for stem in ("prompt_token_ids", "embedding_table", "lookup_equals_layer")
-    ]
-    prompt_ids = json.loads(recorded(beside(shape_flow, "prompt_token_ids")).splitlines()[0])
-    assert [texts(pick)[0] for pick in groups(root, "figure-pick")] == [str(token_id) for token_id in prompt_ids]
-
-
-def test_shape_flow_caption_quotes_the_ids_and_shapes_the_model_snippets_printed() -> None:
-    shape_flow = named("shape_flow_figure")
-    part, _, alt = next(found for found in FIGURES if found[1] == shape_flow)
-    assert not re.search(r"\d", re.sub(r"\{\{ value \w+ \}\}", "", alt)), "a number typed into the caption"
-    caption = with_values(alt)
-    rows, width = re.match(r"([\d,]+) × (\d+) =", recorded(beside(shape_flow, "parameter_count"))).groups()
-    quoted = [*json.loads(recorded(beside(shape_flow, "prompt_token_ids")).splitlines()[0]), rows, width,
-              recorded_shape(beside(shape_flow, "lookup_equals_layer"))]
-    missing = [value for value in (in_prose_style(str(quoted_value)) for quoted_value in quoted) if value not in caption]
-    assert not missing, f"the caption does not quote {missing}: {caption}"
+@pytest.mark.parametrize(("part", "name", "alt"), FIGURES, ids=[name for _, name, _ in FIGURES])
+def test_the_values_a_figure_s_picks_draw_are_those_an_output_of_its_part_prints(
+        part: Part, name: str, alt: str) -> None:
+    """The decimals a pick draws (a selected row's values, say) are, in order, the decimals another snippet of its
+    part printed: the figure draws the example's result, not numbers of its own."""
+    drawn_values = [float(number) for pick in groups(figure(name), "figure-pick")
+                    for text in texts(pick, "figure-value") for number in numbers(text) if "." in number]
+    if not drawn_values:
+        return
+    printed = {other: [float(number) for number in numbers(recorded(other)) if "." in number]
+               for other, snippet in SNIPPETS.items() if snippet.part == part.name and other != name
+               and (ROOT / "outputs" / f"{other}.txt").exists()}
+    assert [other for other, values in printed.items() if values == drawn_values], \
+        f"no output of {part.name} prints the values {name}'s picks draw, {drawn_values}"
 
 
 @pytest.mark.parametrize(("part", "name", "alt"), FIGURES, ids=[name for _, name, _ in FIGURES])

@@ -100,7 +100,7 @@ def test_llms_txt_lists_each_part_with_its_description_and_each_notebook(built_s
     notebooks = {built_markdown(built_site, path.relative_to(DOCS).as_posix())
                  for path in (DOCS / "notebooks").glob("*.ipynb")}
     assert notebooks == {built_markdown(built_site, part.notebook) for part in PARTS}, "a notebook per part"
-    # As the navigation orders them: Part 1 before Part 2, though its folder name sorts after.
+    # As the navigation orders them, however their folders' names sort.
     in_nav = [built_markdown(built_site, page.file.src_uri) for page in _nav_pages() if page.file.src_uri in
               {part.page for part in PARTS}]
     assert [path for path in series if path in in_nav] == in_nav

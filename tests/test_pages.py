@@ -103,7 +103,7 @@ MALFORMED = [
     ("{{ figure FILE }}", 'needs PART/FILE.py "alt text"'),
     ('{{ figure PART/missing_figure.py "A figure." }}', "snippets/{part}/missing_figure.py does not exist"),
     ("{{ example FILE:lookup highlight=Select }}", "optionally followed by highlight=SUBSECTION"),
-    ("{{ example row_lookup.py }}", "needs PART/FILE.py or PART/FILE.py:SECTION"),
+    ("{{ example example.py }}", "needs PART/FILE.py or PART/FILE.py:SECTION"),
     ("{{ chart lookup.svg }}", "Use code, example, figure, provenance, compatibility, parts or value"),
     ("{{ provenance FILE }}", "takes nothing: write `{{ provenance }}`"),
     ('{{ figure FILE "Rows {{ value PART/nowhere }}." }}', "unknown value `{part}/nowhere`"),
@@ -123,7 +123,7 @@ def test_a_malformed_directive_names_the_fix(part: Part, directive: str, message
 
 
 def test_code_shows_directives_as_written() -> None:
-    shown = ["{{ example tokenization/row_lookup.py:lookup }}", "{{ chart lookup.svg }}", "{{ value nowhere }}"]
+    shown = ["{{ example part-a/example.py:lookup }}", "{{ chart lookup.svg }}", "{{ value nowhere }}"]
     markdown = (f"```markdown\n{shown[0]}\n```\n\n!!! note\n    ~~~\n    {shown[1]}\n    ~~~\n\n"
                 f"Write `{shown[2]}` or ``{shown[1]}``.\n")
     assert parse(markdown) == []
@@ -349,13 +349,14 @@ def test_every_part_s_built_page_shows_figures_highlights_and_provenance(built_s
 
 
 def test_a_value_two_parts_both_quote_reads_the_same_in_each() -> None:
-    """Part 1 ends with the prompt's ids that Part 2 starts from, each read from its own outputs."""
+    """A value that parts hand on to each other (the prompt's ids that one part ends with and the next starts from)
+    has one name in each, read from each part's own outputs: it must read the same."""
     declaring: dict[str, list[str]] = {}
     for qualified in SHOWN.values:
         part, _, name = qualified.partition("/")
         declaring.setdefault(name, []).append(part)
     shared = {name: parts for name, parts in declaring.items() if len(parts) > 1}
-    assert len(shared.get("prompt_token_ids", [])) > 1, "the parts hand the prompt's ids on to each other"
+    assert shared, "no value is declared by two parts: the check below checks nothing"
     for name, parts in sorted(shared.items()):
         texts = {part: SHOWN.value(f"{part}/{name}") for part in parts}
         assert len(set(texts.values())) == 1, f"`{name}` differs between parts: {texts}"

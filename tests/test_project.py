@@ -11,6 +11,9 @@ from support import ROOT, build, edit
 
 # The plugin's entry in mkdocs.yml, up to its last option: a test adds one after it.
 LAST_OPTION = 'transformers: "5.17.0"'
+# The output of which the article states something, and its statement as mkdocs.yml writes it.
+STATED_OUTPUT, STATED = next(iter(Project.load(ROOT).options.published_with.items()))
+STATEMENT = f"{STATED_OUTPUT}:" + "".join(f'\n          {what}: "{version}"' for what, version in STATED.items())
 
 
 def test_every_folder_of_snippets_is_a_part_with_its_page_and_notebook_in_the_navigation_s_order() -> None:
@@ -57,8 +60,7 @@ WRONG_OPTIONS = {
     # YAML reads 5.17 as a number: the article's version is text, as written.
     "an unquoted version": ('transformers: "5.17.0"', "transformers: 5.17", "published_with",
                            'quote it as the article states it, e.g. transformers: "5.17.0"'),
-    "no version at all": ('token-embeddings/software_row:\n          revision: "607a30d783dfa663caf39e06633721c8d4cfcd7e"\n'
-                          '          transformers: "5.17.0"', "token-embeddings/software_row: {}", "published_with",
+    "no version at all": (STATEMENT, f"{STATED_OUTPUT}: {{}}", "published_with",
                           "name each package with its version"),
     "an unknown option": (LAST_OPTION, f"{LAST_OPTION}\n      recorded_values: {{}}", "recorded_values",
                           "Unrecognised configuration name"),

@@ -28,10 +28,10 @@ PROJECT = Project.load(ROOT)
 PARTS = PROJECT.parts()
 # An output the build executed on GPT-2, as `make record` writes it where the model loads.
 EXECUTED_ON_GPT2 = {
-    "source": "snippets/token-embeddings/software_row.py", "output": "outputs/token-embeddings/software_row.txt",
+    "source": "snippets/part-a/example.py", "output": "outputs/part-a/example.txt",
     "output_sha256": "c" * 64,
-    "sources": {"snippets/token-embeddings/software_row.py": "a" * 64,
-                "snippets/token-embeddings/pinned_gpt2.py": "b" * 64},
+    "sources": {"snippets/part-a/example.py": "a" * 64,
+                "snippets/part-a/pinned_model.py": "b" * 64},
     "origin": "executed",
     "model": {"id": MODEL_ID, "revision": REVISION, "loaded": "weights",
               "files": {"model.safetensors": WEIGHTS_SHA256, "tokenizer.json": "d" * 64}},

@@ -13,7 +13,7 @@ from recorder.__main__ import main
 from recorder.pinned import REVISION
 from recorder.record import published as published_module
 from recorder.record import store
-from recorder.record.project import ProjectError
+from recorder.record.project import Project, ProjectError
 from recorder.record.published import PublishedMismatch, article_statements, check, form
 from recorder.record.snippets import discover
 from support import ROOT, edit, snapshot
@@ -26,6 +26,7 @@ MANIFEST = store.read_manifest(ROOT)
 WEIGHT_DEPENDENT = next(name for name in sorted(PUBLISHED) if MANIFEST[name]["published"]["weight_dependent_lines"])
 WEIGHT_INDEPENDENT = next(name for name in sorted(PUBLISHED)
                           if not MANIFEST[name]["published"]["weight_dependent_lines"])
+PAGES = {part.name: part.page for part in Project.load(ROOT).parts()}
 TRIALS = ["True\n[0.015366, -0.028914]\n", "True\n[0.512290, 0.020567]\n"]
 
 
@@ -64,19 +65,20 @@ def test_what_the_article_states_is_read_from_the_plugin_options_in_mkdocs_yml(p
 
 
 def test_a_statement_about_an_output_the_article_did_not_publish_is_refused(project: Path) -> None:
-    edit(project / "mkdocs.yml", "token-embeddings/software_row:", "token-embeddings/prompt_token_ids:")
-    with pytest.raises(PublishedMismatch, match=r"names token-embeddings/prompt_token_ids, but "
-                                                r"published/token-embeddings/prompt_token_ids.txt does not exist"):
+    unpublished = next(name for name in sorted(discover(ROOT)) if name not in PUBLISHED)
+    edit(project / "mkdocs.yml", f"{WEIGHT_DEPENDENT}:", f"{unpublished}:")
+    with pytest.raises(PublishedMismatch, match=rf"names {unpublished}, but "
+                                                rf"published/{unpublished}.txt does not exist"):
         article_statements(project)
 
 
-def test_the_article_states_the_pinned_revision_and_release_for_the_row_part_2_says_it_does() -> None:
-    """Part 2's note on the Software row says the article's revision and release are the ones pinned here."""
+def test_the_article_states_the_pinned_revision_and_release_where_its_output_s_page_says_it_does() -> None:
+    """The note on the output's page says the article's revision and release are the ones pinned here."""
     _, stated = article_statements(ROOT)
     pinned = next(line.partition("==")[2] for line in (ROOT / "requirements.txt").read_text().splitlines()
                   if line.startswith("transformers=="))
     assert stated[WEIGHT_DEPENDENT] == {"revision": REVISION, "transformers": pinned.split()[0]}
-    page = (ROOT / "docs" / "token-embeddings.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / PAGES[WEIGHT_DEPENDENT.partition("/")[0]]).read_text(encoding="utf-8")
     assert ("The article states that these values were read from GPT-2 at revision {{ value pinned_revision }}, "
             "with Transformers {{ value pinned_transformers }}") in page
 
@@ -166,7 +168,9 @@ def test_a_new_model_snippet_without_a_published_text_needs_a_real_run(
         project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Refused before any stand-in is made, naming where its published text would be."""
     part = WEIGHT_DEPENDENT.split("/")[0]
-    (project / "snippets" / part / "new_model.py").write_text("from pinned_gpt2 import model\n\nprint(model.config.n_embd)\n")
+    (project / "snippets" / part / "new_model.py").write_text(
+        "from transformers import AutoModelForCausalLM\n\n"
+        f"model = AutoModelForCausalLM.from_pretrained('gpt2', revision='{REVISION}')\nprint(model.config.n_embd)\n")
     monkeypatch.setattr(published_module, "stand_in_checkpoints", pytest.fail)
     before = snapshot(project / "outputs")
 

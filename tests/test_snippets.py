@@ -119,14 +119,6 @@ def test_snippets_load_the_pinned_revision_by_name(path: str) -> None:
             assert named.get(revision.id) == REVISION or revision.id in imported
 
 
-def test_parameter_count_uses_the_recorded_table_shape() -> None:
-    """The arithmetic's factors are the shape the model printed, not numbers typed twice."""
-    shape = (ROOT / "outputs" / "token-embeddings" / "embedding_table.txt").read_text().splitlines()[1]
-    rows, width = (int(n) for n in shape.removeprefix("torch.Size([").removesuffix("])").split(", "))
-    count = (ROOT / "outputs" / "token-embeddings" / "parameter_count.txt").read_text().strip()
-    assert count == f"{rows:,} × {width:,} = {rows * width:,}"
-
-
 def test_coverage_counts_a_file_of_a_part_folder_that_never_ran(tmp_path: Path) -> None:
     """A part's folder is no package, where coverage would not look for files that never ran."""
     from coverage import Coverage, CoverageData

@@ -16,31 +16,48 @@ from recorder.pinned import FILE_SHA256
 from recorder.render import tokenizer_files
 
 
+def pages(built_site: Path) -> dict[Path, str]:
+    """Every page of the built site, by its path there (the notebooks' pages too)."""
+    return {path.relative_to(built_site): path.read_text(encoding="utf-8")
+            for path in sorted(built_site.rglob("*.html"))}
+
+
+def with_the_box(built_site: Path) -> dict[Path, str]:
+    """The built pages that hold the "Try it" box's placeholder."""
+    found = {path: page for path, page in pages(built_site).items() if 'class="try-tokenizer' in page}
+    assert found, "no built page holds the \"Try it\" box: the checks of its pages check nothing"
+    return found
+
+
 def test_the_site_publishes_the_pinned_tokenizer_files_and_the_page_names_their_digests(built_site: Path) -> None:
-    page = (built_site / "tokenization" / "index.html").read_text(encoding="utf-8")
-    loader = re.search(r"const loaded = (\{.*?\}), script = ", page)
-    assert loader, "Part 1's page loads its tokenizer's script"
-    loaded = json.loads(loader[1])
-    assert loaded["src"] == "../javascripts/try_tokenizer.js"
-    for name, key in (("vocab.json", "vocab"), ("merges.txt", "merges")):
-        published = built_site / tokenizer_files.SITE_DIR / name
-        digest = hashlib.sha256(published.read_bytes()).digest()
-        assert digest.hex() == FILE_SHA256[name]
-        assert loaded["dataset"][key] == f"../{tokenizer_files.SITE_DIR}/{name}"
-        assert loaded["dataset"][f"{key}Integrity"] == f"sha256-{base64.b64encode(digest).decode()}"
+    for path, page in with_the_box(built_site).items():
+        loader = re.search(r"const loaded = (\{.*?\}), script = ", page)
+        assert loader, f"{path} holds the box but does not load its tokenizer's script"
+        loaded = json.loads(loader[1])
+        up = "../" * (len(path.parts) - 1)
+        assert loaded["src"] == f"{up}javascripts/try_tokenizer.js"
+        for name, key in (("vocab.json", "vocab"), ("merges.txt", "merges")):
+            published = built_site / tokenizer_files.SITE_DIR / name
+            digest = hashlib.sha256(published.read_bytes()).digest()
+            assert digest.hex() == FILE_SHA256[name]
+            assert loaded["dataset"][key] == f"{up}{tokenizer_files.SITE_DIR}/{name}"
+            assert loaded["dataset"][f"{key}Integrity"] == f"sha256-{base64.b64encode(digest).decode()}"
 
 
 def test_without_javascript_the_box_s_place_shows_nothing(built_site: Path) -> None:
     """The box is the script's: what the page holds for it is hidden, and only the script ever shows it."""
-    page = BeautifulSoup((built_site / "tokenization" / "index.html").read_text(encoding="utf-8"), "html.parser")
-    places = page.find_all(class_="try-tokenizer")
-    assert len(places) == 1 and places[0].has_attr("hidden") and places[0].has_attr("data-search-exclude")
-    assert not page.find_all(class_=re.compile("^try-tokenizer__")), "the box itself is built by the script"
+    for path, text in with_the_box(built_site).items():
+        page = BeautifulSoup(text, "html.parser")
+        places = page.find_all(class_="try-tokenizer")
+        assert len(places) == 1 and places[0].has_attr("hidden") and places[0].has_attr("data-search-exclude"), path
+        assert not page.find_all(class_=re.compile("^try-tokenizer__")), "the box itself is built by the script"
 
 
 def test_pages_without_the_box_load_neither_its_script_nor_its_stylesheet(built_site: Path) -> None:
-    page = (built_site / "index.html").read_text(encoding="utf-8")
-    assert "try_tokenizer" not in page
+    boxed = with_the_box(built_site)
+    without = {path: page for path, page in pages(built_site).items() if path not in boxed}
+    assert Path("index.html") in without
+    assert [path for path, page in without.items() if "try_tokenizer" in page] == []
 
 
 def test_a_tokenizer_file_unlike_the_pinned_one_is_never_published(

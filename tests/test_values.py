@@ -9,7 +9,7 @@ from string import Formatter
 import pytest
 
 from recorder.record.project import Project
-from recorder.render.pages import recorded
+from recorder.render.pages import PageError, recorded
 from recorder.render.values import Template, TemplateError, templates
 from support import ROOT
 
@@ -52,15 +52,44 @@ def test_an_output_that_no_longer_fits_names_the_value_the_line_and_the_template
         assert text in str(error.value)
 
 
+def test_a_value_named_twice_in_a_template_must_read_the_same_in_both_places() -> None:
+    """How a template states that two lines of its output agree (two seeds, the same rows)."""
+    assert template("seed 1: {rows}", "seed 2: {rows}").read("seed 1: [3, 5]\nseed 2: [3, 5]\n") == {"rows": "[3, 5]"}
+    with pytest.raises(TemplateError) as error:
+        template("seed 1: {rows}", "seed 2: {rows}").read("seed 1: [3, 5]\nseed 2: [3, 6]\n")
+    for text in ("value `rows` reads both '[3, 5]' and '[3, 6]' in outputs/demo/printed.txt",
+                 "snippets/demo/values.yml names it twice", "Fix the snippet"):
+        assert text in str(error.value)
+
+
 def test_a_malformed_values_file_names_itself_and_the_fix(tmp_path: Path) -> None:
     folder = tmp_path / "snippets" / "demo"
     folder.mkdir(parents=True)
     (folder / "printed.py").write_text("print(1)\n")
     for text, message in [("printed: [1, 2\n", "is not valid YAML"),
                           ("nowhere: '{a}'\n", "a snippet snippets/demo/nowhere.py whose output it reads"),
-                          ("printed: '{a} {a}'\n", "value `a` is named twice"),
+                          ("printed: '{A}'\n", "value `A` is not a name"),
                           ("printed: '{a'\n", "Write a literal brace as `{{` or `}}`")]:
         (folder / "values.yml").write_text(text)
         with pytest.raises(TemplateError, match="snippets/demo/values.yml|template line") as error:
             templates(tmp_path, "demo")
         assert message in str(error.value), text
+
+
+def test_a_value_two_outputs_print_differently_reads_from_neither_and_names_both(project: Path) -> None:
+    """Templates of two outputs may name one value, which binds them: a number one snippet types to the output
+    that prints it. When the two print different text, the value is refused, naming both outputs."""
+    part = PARTS[0].name
+    first_lines = {path: path.read_text(encoding="utf-8").split("\n") for path in
+                   sorted((project / "outputs" / part).glob("*.txt"))}
+    first, second = [path for path, lines in first_lines.items() if lines[0].strip()][:2]
+    assert first_lines[first][0] != first_lines[second][0]
+    (project / "snippets" / part / "values.yml").write_text("".join(
+        f"{path.stem}: |\n  {{shared}}\n" + "  {}\n" * (len(first_lines[path]) - 2) for path in (first, second)),
+        encoding="utf-8")
+    shown = recorded(Project.load(project))
+    with pytest.raises(PageError) as error:
+        shown.value(f"{part}/shared")
+    for text in (f"value `{part}/shared` reads", f"outputs/{part}/{first.stem}.txt",
+                 f"outputs/{part}/{second.stem}.txt", "must print the same"):
+        assert text in str(error.value)

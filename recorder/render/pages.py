@@ -95,15 +95,23 @@ def recorded(project: Project, repository: Repository | None = None,
     builtins = {"pinned_model": MODEL_ID, "pinned_revision": REVISION, "pinned_transformers": transformers}
     parts = {part.name: part.title for part in project.parts()}
     found = Recorded(project.root, manifest, repository=repository, builtins=builtins, parts=parts)
-    values, unreadable = {}, {}
+    values, unreadable, read_from = {}, {}, {}
     for part in parts:
         for template in templates(project.root, part):
             try:
                 read = template.read(found.output(f"{part}/{template.output}"))
             except RecorderError as error:
                 unreadable |= {f"{part}/{name}": str(error) for name in template.names}
-            else:
-                values |= {f"{part}/{name}": in_prose_style(value) for name, value in read.items()}
+                continue
+            output = f"{OUTPUTS_DIR}/{part}/{template.output}.txt"
+            for name, value in read.items():
+                key, shown = f"{part}/{name}", in_prose_style(value)
+                if values.setdefault(key, shown) != shown:
+                    unreadable[key] = (f"value `{key}` reads {values[key]!r} in {read_from[key]} but {shown!r} in "
+                                       f"{output}: every output whose template in {SNIPPETS_DIR}/{part}/{VALUES_FILE} "
+                                       "names it must print the same. Fix the snippet that prints it wrong, or, if "
+                                       "they are not the same value, give each its own name.")
+                read_from.setdefault(key, output)
     return replace(found, values=values, unreadable=unreadable)
 
 

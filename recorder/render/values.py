@@ -2,6 +2,11 @@
 `snippets/<part>/values.yml`: each the whole output, with `{NAME}` where a value stands and `{}` where anything may
 (str.format's syntax). As a template matches every line, an output whose shape changes fails the build naming the
 value, the output and the line: it can never bind another number without a word.
+
+A value may be named more than once, in one template or in those of several outputs: wherever it is named, it
+must read the same (in the prose's style, so 50257 and 50,257 agree). That is how an output states that two
+of its lines agree, and how a number one snippet types, which prose or a figure quotes, is bound to the output
+that prints it from the model.
 """
 
 from __future__ import annotations
@@ -51,8 +56,9 @@ class Template:
                                     "or the snippet.")
             for name, value in zip(names, match.groups(), strict=True):
                 if name and found.setdefault(name, value) != value:
-                    raise TemplateError(f"value `{name}` reads both {found[name]!r} and {value!r} in {output}. "
-                                        f"Give each its own name in {self.where}.")
+                    raise TemplateError(f"value `{name}` reads both {found[name]!r} and {value!r} in {output}, "
+                                        f"where {self.where} names it twice: both must read the same. Fix the "
+                                        "snippet, or, if they are not the same value, give each its own name.")
         if len(lines) != len(self.lines):
             number = min(len(lines), len(self.lines)) + 1
             what = (f"has {len(lines)} lines, the template {len(self.lines)}" if lines else "is empty")
@@ -86,18 +92,16 @@ def templates(root: Path, part: str) -> list[Template]:
         raise TemplateError(f"{shown} is not valid YAML ({error}).") from None
     if not isinstance(document, dict):
         raise TemplateError(f"{shown} maps each output (a snippet's stem) to its template, or to a list of them.")
-    found, seen = [], set()
+    found = []
     for output, written in document.items():
         for text in written if isinstance(written, list) else [written]:
             if not isinstance(text, str) or not (root / SNIPPETS_DIR / part / f"{output}.py").is_file():
                 raise TemplateError(f"{shown}: `{output}` needs a template (text) and a snippet "
                                   f"{SNIPPETS_DIR}/{part}/{output}.py whose output it reads.")
             lines = tuple(text.rstrip("\n").split("\n"))
-            names = tuple(name for line in lines for _, name in _fields(line) if name)
+            names = tuple(dict.fromkeys(name for line in lines for _, name in _fields(line) if name))
             for name in names:
-                if not _NAME.fullmatch(name) or name in seen:
-                    raise TemplateError(f"{shown}: value `{name}` is named twice or is not a name "
-                                      "(lower case, digits, `_`). Name each value once per part.")
-                seen.add(name)
+                if not _NAME.fullmatch(name):
+                    raise TemplateError(f"{shown}: value `{name}` is not a name (lower case, digits, `_`).")
             found.append(Template(part, str(output), lines, names))
     return found

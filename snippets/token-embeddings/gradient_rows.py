@@ -3,6 +3,7 @@ and without. The model is built from GPT-2's configuration with one layer and ra
 downloaded; two seeds show that the rows do not depend on the weight values."""
 
 import torch
+from transformers import AutoModelForCausalLM
 from transformers import GPT2Config, GPT2LMHeadModel
 
 from prompt import input_ids
@@ -28,3 +29,13 @@ for seed in (1, 2):
         listed = "" if len(rows) == total else f": {rows}"
         print(f"seed {seed}, {'tied' if tied else 'untied'}: {len(rows):,} of {total:,} rows{listed}")
 # --8<-- [end:rows]
+
+# What the page says of this example, checked whenever it runs. The class built here is the one
+# AutoModelForCausalLM gives for GPT-2's configuration, and it ties its output layer to wte by default (a tiny
+# one will do: the class depends on the configuration's type, not its sizes):
+auto = AutoModelForCausalLM.from_config(GPT2Config(n_layer=1, n_head=1, n_embd=8, vocab_size=8, n_positions=8))
+assert type(auto) is GPT2LMHeadModel and auto.lm_head.weight is auto.transformer.wte.weight
+# Untied, the rows that get a gradient are those of the tokens that have a next token to predict: every token of
+# the prompt but the last.
+prompt = input_ids[0].tolist()
+assert not tied and rows == sorted(set(prompt[:-1])) and prompt[-1] not in rows, rows
