@@ -3,8 +3,7 @@ and without. The model is built from GPT-2's configuration with one layer and ra
 downloaded; two seeds show that the rows do not depend on the weight values."""
 
 import torch
-from transformers import AutoModelForCausalLM
-from transformers import GPT2Config, GPT2LMHeadModel
+from transformers import AutoModelForCausalLM, GPT2Config, GPT2LMHeadModel
 
 from prompt import input_ids
 
