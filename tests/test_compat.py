@@ -203,7 +203,7 @@ def test_outputs_out_of_date_stop_the_run_before_anything_runs(tmp_path: Path) -
 
 
 def page(root: Path, parts: dict[str, str] | None = None) -> BeautifulSoup:
-    return BeautifulSoup(render(root, "compatibility/", parts=parts), "html.parser")
+    return BeautifulSoup(render(root, parts=parts), "html.parser")
 
 
 def row_cells(document: BeautifulSoup, name: str) -> list[Any]:
@@ -220,7 +220,7 @@ def test_the_page_shows_a_row_per_snippet_and_a_column_per_release(checked) -> N
     assert heads == ["Example", "1.0 (pinned)", "2.0"]
     links = results_table.select("tbody th[scope=row] a")
     assert [a.get_text() for a in links] == [f"{name}.py" for name in sorted(SNIPPETS)]
-    assert [a["href"] for a in links] == [f"../snippets/{name}.py" for name in sorted(SNIPPETS)]
+    assert [a["href"] for a in links] == [f"snippets/{name}.py" for name in sorted(SNIPPETS)]
     assert [cell.get_text() for cell in row_cells(document, "tokens/steady")] == ["same", "same"]
     versions = [item.get_text() for item in document.select(".compat-versions li")]
     assert [line.split(" · ")[0] for line in versions] == ["transformers 1.0", "transformers 2.0"]
@@ -416,7 +416,7 @@ def test_a_same_cell_says_what_was_compared(entry: dict[str, Any] | None, said: 
 def test_the_site_s_same_cells_say_form_only_where_the_record_has_no_weight_independent_line() -> None:
     """On the real table: a published output whose every line depends on weight values reads "same form"."""
     manifest = store.read_manifest(ROOT)
-    document = BeautifulSoup(render(ROOT, "compatibility/", manifest=manifest), "html.parser")
+    document = BeautifulSoup(render(ROOT, manifest=manifest), "html.parser")
     for name, entry in manifest.items():
         published = entry.get("published") or {}
         cells = {cell.get_text() for cell in row_cells(document, name)}

@@ -57,10 +57,6 @@ def page(part: Part) -> tuple[str, dict]:
     return get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))
 
 
-def part_of(name: str) -> Part:
-    return next(part for part in PARTS if name.startswith(f"{part.name}/"))
-
-
 @pytest.fixture
 def demo_root(tmp_path: Path) -> Path:
     (tmp_path / "snippets").mkdir()
@@ -202,8 +198,7 @@ def test_the_series_page_shows_the_pinned_revision_and_transformers(built_site: 
 
 def provenance_line(name: str, repository: Repository | None = None) -> BeautifulSoup:
     """The line under an output, as the page of its part shows it."""
-    part = part_of(name)
-    line = BeautifulSoup(render_output(replace(SHOWN, repository=repository), name, f"{part.name}/"),
+    line = BeautifulSoup(render_output(replace(SHOWN, repository=repository), name),
                          "html.parser").select_one(".provenance")
     assert line is not None
     return line
@@ -217,7 +212,7 @@ def test_provenance_says_who_ran_what_with_which_versions_when_and_from_where(na
     day = entry["recorded_at"][:10]
     assert f'<time datetime="{day}">{day}</time>' in summary
     links = line.find_all("a")
-    assert [(link["href"], link.get_text()) for link in links] == [(f"../snippets/{name}.py", f"snippets/{name}.py")]
+    assert [(link["href"], link.get_text()) for link in links] == [(f"snippets/{name}.py", f"snippets/{name}.py")]
     model = entry["model"]
     if entry["origin"] == "published":
         article = PROJECT.options.published_article
@@ -247,7 +242,7 @@ def test_provenance_links_the_source_in_the_repository_at_the_built_commit(name:
     line, in_site = str(provenance_line(name, repository)), str(provenance_line(name))
     blob = f"https://github.com/example/gpt2-explained/blob/{'ab' * 20}/snippets/{name}.py"
     assert line.endswith(f'Source: <a href="{blob}">snippets/{name}.py</a></div>')
-    assert line == in_site.replace(f'href="../snippets/{name}.py"', f'href="{blob}"'), "only the link differs"
+    assert line == in_site.replace(f'href="snippets/{name}.py"', f'href="{blob}"'), "only the link differs"
 
 
 EXECUTED = {"origin": "executed", "recorded_at": "2027-01-02T03:04:05+00:00",

@@ -48,7 +48,7 @@ LONG_HASH = re.compile(r"[0-9a-f]{40,}")
 
 
 def record(entry: dict[str, Any]) -> BeautifulSoup:
-    return BeautifulSoup(caption(entry, "part/snippet", "part/", None), "html.parser").details
+    return BeautifulSoup(caption(entry, "part/snippet", None), "html.parser").details
 
 
 def fields(details: BeautifulSoup | Tag) -> dict[str, str]:
@@ -71,15 +71,10 @@ def every_value(entry: dict[str, Any]) -> list[str]:
     return [value for value in shown if value]
 
 
-def part_of(name: str) -> Any:
-    return next(part for part in PARTS if name.startswith(f"{part.name}/"))
-
-
 @pytest.mark.parametrize("name", sorted(MANIFEST))
 def test_the_provenance_line_opens_onto_every_value_of_its_record(name: str) -> None:
     entry = MANIFEST[name]
-    part = part_of(name)
-    block = BeautifulSoup(render_output(recorded(PROJECT), name, f"{part.name}/"), "html.parser")
+    block = BeautifulSoup(render_output(recorded(PROJECT), name), "html.parser")
     line = block.select_one(".provenance")
     assert line is not None
     summary = line.select_one("details.provenance-record > summary")
@@ -163,7 +158,7 @@ def test_a_hand_edited_count_is_not_read_as_a_verdict() -> None:
     entry = {**MANIFEST[PUBLISHED[0]]}
     entry["published"] = {**entry["published"], "exact_lines": "<b>2</b>", "weight_dependent_lines": None}
     assert Origin.of(entry).stand_ins_showed == "checked against the stand-ins, with counts this record does not hold"
-    assert "<b>" not in Origin.of(entry).line() and "<b>" not in caption(entry, "part/snippet", "part/", None)
+    assert "<b>" not in Origin.of(entry).line() and "<b>" not in caption(entry, "part/snippet", None)
 
 
 def test_the_stand_ins_described_have_the_one_layer_the_record_step_gives_them() -> None:
@@ -207,10 +202,10 @@ def test_every_value_of_the_record_is_escaped() -> None:
 
 def test_a_source_link_goes_to_the_site_s_copy_or_the_built_commit_under_any_label() -> None:
     """The one link to a snippet's source, which every table and line uses."""
-    assert source_link("a-part/<b>", "a-part/", None) == (
-        '<a href="../snippets/a-part/&lt;b&gt;.py">snippets/a-part/&lt;b&gt;.py</a>')
+    assert source_link("a-part/<b>", None) == (
+        '<a href="snippets/a-part/&lt;b&gt;.py">snippets/a-part/&lt;b&gt;.py</a>')
     repository = Repository("https://github.com", "example/gpt2-explained", "ab" * 20)
-    assert source_link("a-part/step", "compatibility/", repository, label="a-part/step.py") == (
+    assert source_link("a-part/step", repository, label="a-part/step.py") == (
         f'<a href="https://github.com/example/gpt2-explained/blob/{"ab" * 20}/snippets/a-part/step.py">'
         "a-part/step.py</a>")
 

@@ -109,7 +109,7 @@ def _cell(name: str, release: str, result: dict[str, Any], sections: list[str], 
     return f'<td><a href="#{target}">{text}</a></td>'
 
 
-def render(root: Path, page_url: str, repository: Repository | None = None,
+def render(root: Path, repository: Repository | None = None,
            parts: Mapping[str, str] | None = None, manifest: Mapping[str, Mapping[str, Any]] | None = None) -> str:
     """The `{{ compatibility }}` table: a column per release, a row per snippet grouped by part, then a line
     per release naming what it ran with, then a section per cell that is not "same"."""
@@ -127,7 +127,7 @@ def render(root: Path, page_url: str, repository: Repository | None = None,
         else:
             cells = "".join(_cell(name, release, table["snippets"][name]["results"][release], sections,
                                   (manifest or {}).get(name)) for release in releases)
-        return f'<tr><th scope="row">{source_link(name, page_url, repository, f"{name}.py")}</th>{cells}</tr>'
+        return f'<tr><th scope="row">{source_link(name, repository, f"{name}.py")}</th>{cells}</tr>'
 
     bodies = grouped_rows(snippets, parts or {}, "compat-part", 1 + span, row)
     versions = []

@@ -164,12 +164,12 @@ def prepare(directives: list[Directive], shown: Recorded, nav: list[tuple[str, s
             lines += ["", directive.text] if isinstance(directive, Example) else []
             prepared.fences.append((directive, [directive.indent + line if line else line for line in lines]))
             if isinstance(directive, Example):
-                prepared.outputs.append((directive, render_output(shown, directive.name, "")))
+                prepared.outputs.append((directive, render_output(shown, directive.name)))
         elif isinstance(directive, Provenance):
-            prepared.outputs.append((directive, record_table(shown.manifest, "", shown.repository, shown.parts)))
+            prepared.outputs.append((directive, record_table(shown.manifest, shown.repository, shown.parts)))
         elif isinstance(directive, Compatibility):
             try:
-                html = compat_page.render(shown.root, "", shown.repository, shown.parts, shown.manifest)
+                html = compat_page.render(shown.root, shown.repository, shown.parts, shown.manifest)
             except CompatError as error:
                 raise PageError(str(error)) from None
             prepared.outputs.append((directive, html))
@@ -178,7 +178,7 @@ def prepare(directives: list[Directive], shown: Recorded, nav: list[tuple[str, s
         else:
             check_include(shown.root, directive.file, None)
             alt = "".join(part if isinstance(part, str) else shown.value(part.name) for part in directive.alt)
-            prepared.outputs.append((directive, render_figure(shown, directive.name, alt, "")))
+            prepared.outputs.append((directive, render_figure(shown, directive.name, alt)))
     return prepared
 
 

@@ -167,24 +167,24 @@ def visible(text: str) -> str:
     return html.escape(_CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text))
 
 
-def render_output(recorded: Recorded, name: str, page_url: str) -> str:
+def render_output(recorded: Recorded, name: str) -> str:
     text = visible(recorded.output(name).rstrip("\n"))
     output = f'<div class="highlight"><span class="filename">Output</span><pre><code>{text}</code></pre></div>'
-    return _block(recorded, name, page_url, output)
+    return _block(recorded, name, output)
 
 
-def render_figure(recorded: Recorded, name: str, alt: str, page_url: str) -> str:
+def render_figure(recorded: Recorded, name: str, alt: str) -> str:
     svg = accessible_svg(recorded.output(name), alt, figure_id=f"figure-{name.replace('/', '-')}",
                          output=f"{OUTPUTS_DIR}/{name}.txt", source=f"{SNIPPETS_DIR}/{name}.py")
-    return _block(recorded, name, page_url, svg, figure=True)
+    return _block(recorded, name, svg, figure=True)
 
 
-def _block(recorded: Recorded, name: str, page_url: str, body: str, *, figure: bool = False) -> str:
+def _block(recorded: Recorded, name: str, body: str, *, figure: bool = False) -> str:
     """`body` in its block, after a warning if it is stale, over its provenance line."""
     element, caption, kind = ("figure", "figcaption", "figure") if figure else ("div", "div", "output")
     warning = (f'<p class="recorded-output__stale"><strong>Stale output.</strong> '
                f"{html.escape(recorded.stale[name])}</p>" if name in recorded.stale else "")
-    line = provenance.caption(recorded.manifest[name], name, page_url, recorded.repository)
+    line = provenance.caption(recorded.manifest[name], name, recorded.repository)
     return (f'<{element} class="recorded-{kind}" data-snippet="{html.escape(name)}">{warning}{body}'
             f'<{caption} class="provenance">{line}</{caption}></{element}>')
 

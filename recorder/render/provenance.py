@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mkdocs.utils import get_relative_url
 
 from recorder.pinned import SNIPPETS_DIR, WEIGHTS_FILE, short
 from recorder.render.repository import Repository
@@ -128,20 +127,20 @@ def line_count(published: Mapping[str, Any], key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def source_link(name: str, page_url: str, repository: Repository | None, label: str | None = None) -> str:
+def source_link(name: str, repository: Repository | None, label: str | None = None) -> str:
     """A link to `snippets/NAME.py`: in the repository at the built commit, or else to its copy in the site."""
     path = f"{SNIPPETS_DIR}/{name}.py"
-    href = repository.at_commit(path) if repository else get_relative_url(path, page_url)
+    href = repository.at_commit(path) if repository else path
     return f'<a href="{html.escape(href)}">{html.escape(label or path)}</a>'
 
 
-def caption(entry: Mapping[str, Any], name: str, page_url: str, repository: Repository | None) -> str:
+def caption(entry: Mapping[str, Any], name: str, repository: Repository | None) -> str:
     """The line under an output, which opens onto its whole record, then its source: outside the <summary>, as
     screen readers cannot reach a control nested in a control."""
     rows = "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in fields(entry) if value is not None)
     return (f'<details class="provenance-record"><summary>{Origin.of(entry).line()}</summary>'
             f'<dl class="provenance-record__fields">{rows}</dl></details> · '
-            f"Source: {source_link(name, page_url, repository)}")
+            f"Source: {source_link(name, repository)}")
 
 
 def grouped_rows(names: Iterable[str], parts: Mapping[str, str], group_class: str, columns: int,
@@ -156,14 +155,13 @@ def grouped_rows(names: Iterable[str], parts: Mapping[str, str], group_class: st
                    for part, found in groups.items() if found)
 
 
-def record_table(manifest: Mapping[str, Mapping[str, Any]], page_url: str,
-                 repository: Repository | None, parts: Mapping[str, str]) -> str:
+def record_table(manifest: Mapping[str, Mapping[str, Any]], repository: Repository | None, parts: Mapping[str, str]) -> str:
     """Every output's record, a row each, grouped by part, in the scrolling container Material's script would
     build around it after load, at the cost of laying the table out again (400 ms of blocking time on a phone)."""
     def row(name: str) -> str:
         cells = "".join(f"<td>{'—' if value is None else value}</td>"
                         for _, value in fields(manifest[name], short_hashes=True))
-        return f'<tr><th scope="row">{source_link(name, page_url, repository)}</th>{cells}</tr>'
+        return f'<tr><th scope="row">{source_link(name, repository)}</th>{cells}</tr>'
 
     head = "".join(f'<th scope="col">{label}</th>' for label in ("Snippet", *LABELS))
     bodies = grouped_rows(sorted(manifest), parts, "provenance-table__part", 1 + len(LABELS), row)
