@@ -109,15 +109,23 @@ def test_first_cell_installs_the_pinned_packages_the_imports_need(part: Part) ->
     assert sorted(installed, key=str.lower) == sorted((requirements[name] for name in needed), key=str.lower)
 
 
+def imported_names(source: str) -> list[tuple[str, str]]:
+    """(module, name as written) for each name a module's top-level imports bring in."""
+    return [(alias.name if isinstance(node, ast.Import) else str(node.module), ast.unparse(alias))
+            for node in ast.parse(source).body if isinstance(node, ast.Import | ast.ImportFrom) for alias in node.names]
+
+
 @by_part
-def test_imports_cell_gathers_imports_the_snippets_make(part: Part) -> None:
+def test_imports_cell_gathers_imports_the_snippets_make_each_name_once(part: Part) -> None:
     source = notebook(part).cells[2].source
-    statements = source.splitlines()
-    assert statements and all(isinstance(node, ast.Import | ast.ImportFrom) for node in ast.parse(source).body)
-    sources = "\n".join((ROOT / "snippets" / part.name / f"{file}.py").read_text(encoding="utf-8")
-                        for file in {block["file"] for block in blocks(part)})
-    for statement in statements:
-        assert re.search(rf"^{re.escape(statement)}$", sources, re.M), statement
+    assert source and all(isinstance(node, ast.Import | ast.ImportFrom) for node in ast.parse(source).body)
+    cell = imported_names(source)
+    shown = {found for file in {block["file"] for block in blocks(part)}
+             for found in imported_names((ROOT / "snippets" / part.name / f"{file}.py").read_text(encoding="utf-8"))}
+    assert len(cell) == len(set(cell)), "a name imported twice"
+    assert set(cell) <= shown, "only what the snippets the page shows import"
+    modules = [node.module for node in ast.parse(source).body if isinstance(node, ast.ImportFrom)]
+    assert len(modules) == len(set(modules)), "one `from ... import` per module"
 
 
 @by_part

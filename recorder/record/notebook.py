@@ -154,24 +154,29 @@ def _section_reader(config: MkDocsConfig, root: Path) -> Callable[[Listing], str
 
 
 def _imports(root: Path, blocks: list[Listing]) -> tuple[list[str], list[str]]:
-    """The shown snippets' import statements, but of other snippets, by module (sections leave them out: the notebook
-    gathers them in one cell), and the pins of requirements.txt for the packages they need."""
+    """The shown snippets' imports, but of other snippets (sections leave them out: the notebook gathers them in one
+    cell), by module, a name imported once; and the pins of requirements.txt for the packages they need."""
     folders = {root / SNIPPETS_DIR / PurePosixPath(block.file).parent for block in blocks}
     local = {name for folder in folders for name in snippets.local_modules(folder)}
     pinned, wanted = snippets.pins(root), set()
-    statements: dict[str, str] = {}  # statement -> the module it is sorted by
+    statements: dict[str, str] = {}  # `import x` -> x, the module it is sorted by
+    imported: dict[str, set[str]] = {}  # `from x import` -> its names, as written (`a`, `a as b`)
     for file in dict.fromkeys(block.file for block in blocks):
-        source = (root / SNIPPETS_DIR / file).read_text(encoding="utf-8")
-        for node in ast.parse(source).body:
+        for node in ast.parse((root / SNIPPETS_DIR / file).read_text(encoding="utf-8")).body:
             if not isinstance(node, ast.Import | ast.ImportFrom) or getattr(node, "level", 0):
                 continue
-            modules = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [str(node.module)]
-            if any(module.split(".")[0] in local for module in modules):
-                continue
-            statements.setdefault(ast.get_source_segment(source, node), modules[0])
-            for module in sorted({module.split(".")[0] for module in modules} - sys.stdlib_module_names):
-                wanted.update(snippets.pins_providing(pinned, module, f"{SNIPPETS_DIR}/{file}"))
-    return sorted(statements, key=lambda statement: statements[statement]), sorted(wanted, key=str.lower)
+            for alias in node.names:
+                module = alias.name if isinstance(node, ast.Import) else str(node.module)
+                if (package := module.split(".")[0]) in local:
+                    continue
+                if isinstance(node, ast.Import):
+                    statements[f"import {ast.unparse(alias)}"] = module
+                else:
+                    imported.setdefault(module, set()).add(ast.unparse(alias))
+                if package not in sys.stdlib_module_names:
+                    wanted.update(snippets.pins_providing(pinned, package, f"{SNIPPETS_DIR}/{file}"))
+    statements |= {f"from {module} import {', '.join(sorted(names))}": module for module, names in imported.items()}
+    return sorted(statements, key=lambda statement: (statements[statement], statement)), sorted(wanted, key=str.lower)
 
 
 def _introduction(markdown: str, recorded: Recorded, blocks: list[Listing]) -> str:
