@@ -14,7 +14,6 @@ from typing import Any
 
 import nbformat
 from markdown import Markdown
-from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils.meta import get_data
 
 from recorder.errors import RecorderError
@@ -35,7 +34,7 @@ def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
     """The notebook of `part`, as `make record` writes it and the build expects it."""
     markdown = get_data((project.docs_dir / part.page).read_text(encoding="utf-8"))[0]
     blocks = [directive for directive in parse(markdown) if isinstance(directive, Listing)]
-    section = _section_reader(project.config, recorded.root)  # checks each include, before _imports reads it
+    section = _section_reader(project)  # checks each include, before _imports reads it
     examples = [_cell(section(block), f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}",
                       [{"output_type": "stream", "name": "stdout", "text": recorded.output(block.name)}]
                       if isinstance(block, Example) else [])
@@ -141,16 +140,12 @@ def _notebooks(project: Project) -> list[tuple[Path, str, Part | None]]:
     return [(path, path.relative_to(project.root).as_posix(), part) for path, part in owned.items()]
 
 
-def _section_reader(config: MkDocsConfig, root: Path) -> Callable[[Listing], str]:
+def _section_reader(project: Project) -> Callable[[Listing], str]:
     """Reads a block's code exactly as the page's `--8<--` include does, with its settings."""
-    settings = dict(config.mdx_configs.get("pymdownx.snippets", {}))
-    bases = settings.get("base_path", ["."])
-    # From the project's folder, where the build runs (and MkDocs' plugin resolves them).
-    settings["base_path"] = [str(root / base) for base in ([bases] if isinstance(bases, str) else bases)]
     reader = Markdown(extensions=["pymdownx.snippets"],
-                      extension_configs={"pymdownx.snippets": settings}).preprocessors["snippet"]
+                      extension_configs={"pymdownx.snippets": project.snippet_settings()}).preprocessors["snippet"]
     # The lines between the fences of the block the page shows.
-    return lambda block: "\n".join(reader.run(fence(root, block.file, block.section)[1:-1])).strip("\n")
+    return lambda block: "\n".join(reader.run(fence(project.root, block.file, block.section)[1:-1])).strip("\n")
 
 
 def _imports(root: Path, blocks: list[Listing]) -> tuple[list[str], list[str]]:

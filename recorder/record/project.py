@@ -87,6 +87,14 @@ class Project:
     def docs_dir(self) -> Path:
         return Path(self.config.docs_dir)
 
+    def snippet_settings(self) -> dict[str, Any]:
+        """pymdownx.snippets' options in mkdocs.yml, its base paths taken from the project's folder, so that the
+        pages' includes and the notebooks' cells read the same files wherever MkDocs runs."""
+        settings = dict(self.config.mdx_configs.get("pymdownx.snippets", {}))
+        bases = settings.get("base_path", ["."])
+        settings["base_path"] = [str(self.root / base) for base in ([bases] if isinstance(bases, str) else bases)]
+        return settings
+
     def parts(self) -> list[Part]:
         """Every folder of snippets/ with its page, in the navigation's order and named as it names them; a
         folder without a page or a line in `nav:` is an error."""

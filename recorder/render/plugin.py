@@ -58,11 +58,9 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         config.mdx_configs[EXTENSION] = {**config.mdx_configs.get(EXTENSION, {}), "project": str(root),
                                          "preview": self.previewing, "notebook_links": False, "source_copies": True,
                                          "content": content}
-        snippets = config.mdx_configs.get("pymdownx.snippets", {})
-        bases = snippets.get("base_path", ["."])
-        snippets["base_path"] = [str(root / base) for base in ([bases] if isinstance(bases, str) else bases)]
+        self.project = Project(root, config, self.config)
+        config.mdx_configs["pymdownx.snippets"] = self.project.snippet_settings()
         try:
-            self.project = Project(root, config, self.config)
             self.parts = {part.name: part for part in self.project.parts()}
             self.repository = self._repository(config)
             self.site = extension.state(root, preview=self.previewing, content=content)

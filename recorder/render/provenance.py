@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-
 from recorder.pinned import SNIPPETS_DIR, WEIGHTS_FILE, short
 from recorder.render.repository import Repository
 
