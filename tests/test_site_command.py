@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
 
@@ -31,27 +32,29 @@ def makeable(project: Path) -> Path:
     return project
 
 
+def make_site_after_appending(run, project: Path, line: str) -> tuple[str, dict[str, bytes], CompletedProcess[str]]:
+    """`make site` once a quick snippet has `line` appended: the snippet's name, outputs/ before, the run."""
+    snippet = quick_snippet()
+    append(project / "snippets" / f"{snippet.name}.py", line)
+    before = snapshot(project / "outputs")
+    return snippet.name, before, run(*MAKE, "site", cwd=project)
+
+
 @pytest.mark.slow
 def test_make_site_records_what_is_stale_then_builds(run, makeable: Path) -> None:
-    snippet = quick_snippet()
-    append(makeable / "snippets" / f"{snippet.name}.py", "\n# edited: its output is stale until recorded\n")
-    before = snapshot(makeable / "outputs")
-    result = run(*MAKE, "site", cwd=makeable)
+    name, before, result = make_site_after_appending(run, makeable, "\n# edited: its output is stale until recorded\n")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert f"[1/1] snippets/{snippet.name}.py" in result.stdout
+    assert f"[1/1] snippets/{name}.py" in result.stdout
     after = snapshot(makeable / "outputs")
-    assert {name for name in after if after[name] != before.get(name)} == {"manifest.json"}, "re-recorded, same output"
-    assert (makeable / "site" / snippet.part / "index.html").is_file()
+    assert {file for file in after if after[file] != before.get(file)} == {"manifest.json"}, "re-recorded, same output"
+    assert (makeable / "site" / name.partition("/")[0] / "index.html").is_file()
     assert result.stdout.index("recorded 1 of") < result.stderr.index("Documentation built"), "recorded, then built"
 
 
 @pytest.mark.slow
 def test_a_failing_snippet_builds_nothing_and_changes_no_output(run, makeable: Path) -> None:
-    snippet = quick_snippet()
-    append(makeable / "snippets" / f"{snippet.name}.py", "\nraise RuntimeError('broken on purpose')\n")
-    before = snapshot(makeable / "outputs")
-    result = run(*MAKE, "site", cwd=makeable)
+    name, before, result = make_site_after_appending(run, makeable, "\nraise RuntimeError('broken on purpose')\n")
     assert result.returncode != 0
-    assert f"snippets/{snippet.name}.py raised an error" in result.stderr and "broken on purpose" in result.stderr
+    assert f"snippets/{name}.py raised an error" in result.stderr and "broken on purpose" in result.stderr
     assert snapshot(makeable / "outputs") == before
     assert not (makeable / "site").exists()
