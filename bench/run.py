@@ -44,7 +44,7 @@ from recorder.record.project import CONFIG_FILE, PLUGIN
 from recorder.record.runner import QUIET_LIBRARIES
 from recorder.record.snippets import discover, import_path, local_modules, parts
 from recorder.render.directives import parse
-from recorder.render.extension import prepare, state
+from recorder.render.extension import prepare, state, with_fences
 from recorder.render.plugin import EXTENSION
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -171,10 +171,8 @@ def write_plain_pages(root: Path) -> None:
     for path in sorted((root / PLAIN_DOCS).glob("*.md")):
         page = path.read_text(encoding="utf-8")
         body = get_data(page)[0]
-        prepared, lines = prepare(parse(body), shown), body.split("\n")
-        for directive, fence_lines in reversed(prepared.fences):
-            lines[directive.line:directive.line + 1] = fence_lines
-        expanded = "\n".join(lines)
+        prepared = prepare(parse(body), shown)
+        expanded = "\n".join(with_fences(body.split("\n"), prepared))
         for directive, html in prepared.outputs:  # each alone in its paragraph
             expanded = expanded.replace(f"\n{directive.text}\n", f"\n{html}\n", 1)
         for text, value in prepared.values.items():

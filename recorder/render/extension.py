@@ -182,6 +182,14 @@ def prepare(directives: list[Directive], shown: Recorded, nav: list[tuple[str, s
     return prepared
 
 
+def with_fences(lines: list[str], prepared: PreparedPage) -> list[str]:
+    """The page's lines with each directive that becomes Markdown (code, an example's code, the parts) replaced by it."""
+    # From the last, so that the lines before each directive keep their numbers.
+    for directive, fence_lines in reversed(prepared.fences):
+        lines[directive.line:directive.line + 1] = fence_lines
+    return lines
+
+
 def _part_list(shown: Recorded) -> list[str]:
     """`{{ parts }}` as Markdown: a link to each part's page under its title, with its page's description."""
     lines = []
@@ -249,11 +257,7 @@ class _Fences(Preprocessor):
 
     def run(self, lines: list[str]) -> list[str]:
         self.page.start("\n".join(lines))
-        prepared = self.page.prepared
-        # From the last, so that the lines before each directive keep their numbers.
-        for directive, fence_lines in reversed(prepared.fences):
-            lines[directive.line:directive.line + 1] = fence_lines
-        return lines
+        return with_fences(lines, self.page.prepared)
 
 
 class _Outputs(Treeprocessor):
