@@ -10,7 +10,6 @@ by `make record`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -79,9 +78,19 @@ class Project:
 
     @classmethod
     def load(cls, root: Path) -> Project:
-        """The project in `root` as the record step reads it: once per process per content of mkdocs.yml."""
+        """The project in `root` as the record step reads it."""
         path = root.resolve() / CONFIG_FILE
-        return _load(path, path.read_bytes())
+        config = load_config(config_file=str(path), plugins=[])
+        # The plugins' entries as written: `plugins=[]` kept MkDocs from loading them and their imports.
+        with path.open("rb") as stream:
+            raw = yaml_load(stream, loader=get_yaml_loader(config=config)).get("plugins") or []
+        if isinstance(raw, dict):  # MkDocs also takes them as one mapping, name -> options
+            raw = [{name: options} for name, options in raw.items()]
+        entries = [entry for entry in raw if entry == PLUGIN or isinstance(entry, dict) and PLUGIN in entry]
+        if not entries:
+            raise ProjectError(f"{path.name} does not list the `{PLUGIN}` plugin under `plugins:`; the pages' "
+                               f"directives and the record step both need it. Add `- {PLUGIN}:` with its options.")
+        return cls(path.parent, config, validated(entries[0][PLUGIN] if isinstance(entries[0], dict) else {}))
 
     @property
     def docs_dir(self) -> Path:
@@ -120,21 +129,6 @@ def pages_of(nav: Any, title: str = "") -> list[tuple[str, str]]:
     if isinstance(nav, dict):
         return [found for name, item in nav.items() for found in pages_of(item, name)]
     return [found for item in nav for found in pages_of(item)] if isinstance(nav, list) else []
-
-
-@cache
-def _load(path: Path, content: bytes) -> Project:  # `content` makes an edited file a new key
-    config = load_config(config_file=str(path), plugins=[])
-    # The plugins' entries as written: `plugins=[]` kept MkDocs from loading them and their imports.
-    with path.open("rb") as stream:
-        raw = yaml_load(stream, loader=get_yaml_loader(config=config)).get("plugins") or []
-    if isinstance(raw, dict):  # MkDocs also takes them as one mapping, name -> options
-        raw = [{name: options} for name, options in raw.items()]
-    entries = [entry for entry in raw if entry == PLUGIN or isinstance(entry, dict) and PLUGIN in entry]
-    if not entries:
-        raise ProjectError(f"{path.name} does not list the `{PLUGIN}` plugin under `plugins:`; the pages' "
-                           f"directives and the record step both need it. Add `- {PLUGIN}:` with its options.")
-    return Project(path.parent, config, validated(entries[0][PLUGIN] if isinstance(entries[0], dict) else {}))
 
 
 def validated(options: Any) -> PluginConfig:

@@ -35,7 +35,7 @@ REQUIREMENTS = "requirements.txt"
 # called (or anything unknown is: `cls = AutoModel; cls.from_pretrained`). A model built from a configuration,
 # `GPT2LMHeadModel(GPT2Config())`, has random weights and reaches nothing. Any other import from transformers or
 # huggingface_hub reaches only the tokenizer's files.
-_WEIGHTS_NAME = re.compile(r"Model|For[A-Z]|pipeline", re.I)
+_MODEL_CLASS = re.compile(r"Model|For[A-Z]", re.I)
 _PIPELINE = re.compile(r"pipeline", re.I)
 _HUB_LIBRARIES = {"transformers", "huggingface_hub"}
 
@@ -83,13 +83,8 @@ def sha256_file(path: Path) -> str:
 
 
 def _read(path: Path) -> _Module:
-    return _parsed(path, path.read_bytes())
-
-
-@cache
-def _parsed(path: Path, source: bytes) -> _Module:  # `source` makes an edited file a new key
     try:
-        tree = ast.parse(source, filename=str(path))
+        tree = ast.parse(path.read_bytes(), filename=str(path))
     except SyntaxError as error:
         raise SnippetError(f"{path}:{error.lineno}: {error.msg}. Fix the syntax error in the snippet.") from None
     names: set[tuple[str, str]] = set()
@@ -111,7 +106,7 @@ def _loads(modules: list[_Module]) -> Loads | None:
         return None
     pretrained = set().union(*(found.pretrained for found in modules))
     # `import transformers` could reach anything: it counts as loading weights.
-    if any(module == "transformers" and (name == "*" or _PIPELINE.search(name) or _WEIGHTS_NAME.search(name)
+    if any(module == "transformers" and (name == "*" or _PIPELINE.search(name) or _MODEL_CLASS.search(name)
                                          and ({name, "?"} & pretrained)) for module, name in imported):
         return "weights"
     return "tokenizer"
@@ -198,13 +193,8 @@ def source_hashes(snippet: Snippet, root: Path) -> dict[str, str]:
 
 def pins(root: Path) -> dict[str, str]:
     """`NAME==VERSION` by canonical package name, from requirements.txt; other lines are not pins."""
-    return dict(_pins((root / REQUIREMENTS).read_text(encoding="utf-8")))
-
-
-@cache
-def _pins(requirements: str) -> tuple[tuple[str, str], ...]:  # read once per content: each notebook asks
     found: dict[str, str] = {}
-    for line in requirements.splitlines():
+    for line in (root / REQUIREMENTS).read_text(encoding="utf-8").splitlines():
         line = line.partition("#")[0].strip()
         try:
             requirement = Requirement(line)  # pip's options (-e, --extra-index-url...) are not requirements
@@ -213,7 +203,7 @@ def _pins(requirements: str) -> tuple[tuple[str, str], ...]:  # read once per co
         specifiers = list(requirement.specifier)
         if len(specifiers) == 1 and specifiers[0].operator == "==":
             found[canonicalize_name(requirement.name)] = f"{requirement.name}=={specifiers[0].version}"
-    return tuple(found.items())
+    return found
 
 
 def pins_providing(pinned: Mapping[str, str], module: str, importer: str) -> list[str]:
