@@ -1,7 +1,7 @@
 """Attach the article's published outputs (`published/<snippet>.txt`) for snippets that need GPT-2's weights, which
 no machine that builds this site can load. The snippet runs against two stand-in checkpoints (GPT-2's configuration
-with one layer, its real tokenizer, random weights): a line both runs print alike does not depend on weight values and must equal
-the published one; any other must have its `form`."""
+with one layer, its real tokenizer, random weights): a line both runs print alike does not depend on weight values
+and must equal the published one; any other must have its `form`."""
 
 from __future__ import annotations
 
