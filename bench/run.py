@@ -43,7 +43,7 @@ from recorder.record import published
 from recorder.record.project import CONFIG_FILE, PLUGIN
 from recorder.record.runner import QUIET_LIBRARIES
 from recorder.record.snippets import discover, import_path, local_modules, parts
-from recorder.render.directives import parse
+from recorder.directives import parse
 from recorder.render.extension import prepare, state, with_fences
 from recorder.render.plugin import EXTENSION
 

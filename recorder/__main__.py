@@ -10,7 +10,8 @@ from pathlib import Path
 
 from recorder.errors import RecorderError
 from recorder.record.step import DEFAULT_TIMEOUT, attach, record
-from recorder.render import compat_page
+from recorder import state
+from recorder.record.project import Project
 from recorder.tools import diff, pr_record
 from recorder.tools.compat import make_compat
 
@@ -26,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
         run.add_argument("--published", action="store_true",
                          help="attach the article's published outputs for model snippets (offline)")
         run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
-    commands.add_parser("check", help="list recorded outputs that disagree with the snippets")
+    commands.add_parser("check", help="list what keeps the site from being built, as every build judges it")
     compare = commands.add_parser("diff", help="what changed in the recorded outputs since a git ref, as Markdown")
     compare.add_argument("base", nargs="?", help=f"a git ref (default: the merge base with {diff.UPSTREAM} "
                                                  "when that ref exists, else HEAD)")
@@ -44,16 +45,16 @@ def main(argv: list[str] | None = None) -> int:
             if args.command == "site":
                 build_site(root)
         elif args.command == "check":
-            found = pr_record.problems(root)
-            for problem in found:
-                print(problem.message, file=sys.stderr)
+            found = state.current(Project.load(root))
+            for problem in found.problems:
+                print(problem, file=sys.stderr)
             # Said, but not a failure (nor does it fail the build): the page shows a stale row of the
             # version table as "not yet checked", never with an old verdict, so the site stays true;
             # and `make compat` installs several transformers releases, too much to demand before
             # every deploy (publish.yml runs this check) or every build.
-            for problem in compat_page.problems(root):
-                print(f"notice: {problem.message}", file=sys.stderr)
-            return 1 if found else 0
+            for notice in found.notices:
+                print(f"notice: {notice}", file=sys.stderr)
+            return 1 if found.problems else 0
         elif args.command == "diff":
             print(diff.report(root, args.base), end="")
         elif args.command == "pr-record":

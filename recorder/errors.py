@@ -7,3 +7,7 @@ class RecorderError(Exception):
     Every error the project raises for the user derives from it, so a command line
     catches this one class and lets any other exception (a bug) show its traceback.
     """
+
+
+class PageError(RecorderError):
+    """A page or directive the build cannot render; the message names the page and the fix."""

@@ -19,7 +19,7 @@ import pytest
 from filelock import FileLock
 
 from recorder.record.runner import in_child
-from recorder.render.repository import VARIABLES as REPOSITORY_VARIABLES
+from recorder.repository import VARIABLES as REPOSITORY_VARIABLES
 from support import ROOT, SEEDS, copy_project, offline_env, stand_ins_with_outputs
 
 pytest_plugins = ["snippet_coverage"]

@@ -18,7 +18,7 @@ from transformers.convert_slow_tokenizer import bytes_to_unicode
 from recorder.record.project import Part, Project
 from recorder.record.snippets import discover
 from recorder.render import compat_page
-from recorder.render.directives import Compatibility, Directive, Example, Listing, Provenance, parse
+from recorder.directives import Compatibility, Directive, Example, Listing, Provenance, parse
 from support import ROOT
 from test_llms import shown_code
 from tools.local_site import served

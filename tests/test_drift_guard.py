@@ -11,7 +11,7 @@ from mkdocs.utils.meta import get_data
 from recorder.record import store
 from recorder.record.project import Part, Project
 from recorder.record.snippets import Snippet, discover
-from recorder.render.values import templates
+from recorder.values import templates
 from support import ROOT, build, edit, snapshot
 
 PARTS = Project.load(ROOT).parts()

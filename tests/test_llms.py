@@ -15,7 +15,7 @@ from mkdocs.utils.meta import get_data
 from recorder.record import store
 from recorder.record.notebook import load
 from recorder.record.project import Part, Project
-from recorder.render.directives import Example, Figure, Listing, parse
+from recorder.directives import Example, Figure, Listing, parse
 from support import ROOT
 
 DOCS = ROOT / "docs"

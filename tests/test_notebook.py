@@ -20,9 +20,9 @@ from recorder.record import store
 from recorder.record.project import Part, Project
 from recorder.record.published import check
 from recorder.record.runner import QUIET_LIBRARIES
-from recorder.render.directives import Code, parse
+from recorder.directives import Code, parse
 from recorder.render.notebook_page import with_copy_scripts_last, without_remote_loaders
-from recorder.render.pages import PageError
+from recorder.errors import PageError
 from support import ROOT, build, offline_env
 
 PROJECT = Project.load(ROOT)

@@ -16,8 +16,8 @@ from mkdocs.utils.meta import get_data
 
 from conftest import made_once
 from recorder.record.project import Part, Project
-from recorder.render.directives import Example, Figure, parse
-from recorder.render.repository import VARIABLES, Repository, RepositoryError, from_environment, missing
+from recorder.directives import Example, Figure, parse
+from recorder.repository import VARIABLES, Repository, RepositoryError, from_environment, missing
 from support import ROOT, offline_env
 from test_site_security import external_fetches
 

@@ -17,7 +17,7 @@ from bs4 import BeautifulSoup
 from mkdocs.utils.meta import get_data
 
 from recorder.record.project import Part, Project
-from recorder.render.directives import Example, parse
+from recorder.directives import Example, parse
 from support import build, offline_env
 
 # How long the preview may take to start or to rebuild before the test gives up.

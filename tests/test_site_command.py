@@ -11,7 +11,7 @@ import pytest
 
 from bench.run import MAKE
 from recorder.record.snippets import Snippet, discover
-from recorder.render.values import templates
+from recorder.values import templates
 from support import ROOT, append, snapshot
 
 

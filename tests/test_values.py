@@ -9,8 +9,9 @@ from string import Formatter
 import pytest
 
 from recorder.record.project import Project
-from recorder.render.pages import PageError, recorded
-from recorder.render.values import Template, TemplateError, templates
+from recorder.errors import PageError
+from recorder.recorded import recorded
+from recorder.values import Template, TemplateError, templates
 from support import ROOT
 
 PARTS = Project.load(ROOT).parts()

@@ -14,15 +14,15 @@ from typing import Any
 
 import nbformat
 from markdown import Markdown
-from mkdocs.utils.meta import get_data
 
 from recorder.errors import RecorderError
 from recorder.pinned import SNIPPETS_DIR
 from recorder.record import snippets, store
 from recorder.record.project import NOTEBOOKS_DIR, Part, Project
-from recorder.render.directives import Example, Listing, parse
-from recorder.render.pages import PageError, Recorded, fence, recorded
-from recorder.render.provenance import Origin
+from recorder.directives import Example, Listing, parse
+from recorder.errors import PageError
+from recorder.recorded import Recorded, fence, recorded
+from recorder.provenance import Origin
 
 
 def load(root: Path) -> tuple[Project, Recorded]:
@@ -32,7 +32,7 @@ def load(root: Path) -> tuple[Project, Recorded]:
 
 def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
     """The notebook of `part`, as `make record` writes it and the build expects it."""
-    markdown = get_data((project.docs_dir / part.page).read_text(encoding="utf-8"))[0]
+    markdown = project.page(part.page)[0]
     blocks = [directive for directive in parse(markdown) if isinstance(directive, Listing)]
     section = _section_reader(project)  # checks each include, before _imports reads it
     examples = [_cell(section(block), f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}",

@@ -1,68 +1,66 @@
-"""The project as mkdocs.yml and its folders describe it: the plugin's options, and the parts of the series.
+"""The project as its configuration file (mkdocs.yml) and its folders describe it: the record step's options, and the
+parts of the series.
 
-The options are MkDocs `config_options`, validated by MkDocs in a build; the record step reads
-mkdocs.yml without loading any plugin (mkdocs-jupyter alone costs a second) and validates the same entry
-with the same class. A part is a page `docs/<part>.md`, its folder `snippets/<part>/` and its line in `nav:`, which gives
-its title and its place in the series; its companion notebook is `docs/notebooks/<part>.ipynb`, written
-by `make record`.
+Read with plain YAML, engine-free: MkDocs and Zensical read the same file for themselves. A part is a page
+`<docs_dir>/<part>.md`, its folder `snippets/<part>/` and its line in `nav:`, which gives its title and its place in
+the series; its companion notebook is `<docs_dir>/notebooks/<part>.ipynb`, written by `make record`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mkdocs.config import config_options as c
-from mkdocs.config import load_config
-from mkdocs.config.base import Config
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.utils.yaml import get_yaml_loader, yaml_load
+import yaml
 
 from recorder.errors import RecorderError
 from recorder.pinned import SNIPPETS_DIR
 from recorder.record import snippets
 
 CONFIG_FILE = "mkdocs.yml"
-PLUGIN = "recorded-outputs"  # the plugin's name under `plugins:`, its entry point
+PLUGIN = "recorded-outputs"  # the plugin's name under `plugins:`, whose entry holds the record step's options
 NOTEBOOKS_DIR = "notebooks"
+# A page's front matter, as MkDocs and Zensical read it.
+_FRONT_MATTER = re.compile(r"\A-{3}[ \t]*\n(.*?\n|)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
 
 
 class ProjectError(RecorderError):
-    """mkdocs.yml or the folders of the parts say something the code cannot use."""
+    """The configuration file or the folders of the parts say something the code cannot use."""
 
 
-class _Versions(c.DictOfItems):
-    """What was used (a package, the revision) with its version as a quoted string; at least one."""
-
-    def __init__(self) -> None:
-        super().__init__(c.Type(str))
-
-    def run_validation(self, value: object) -> dict[str, str]:
-        for package, version in (value.items() if isinstance(value, dict) else []):
-            if not isinstance(version, str):  # YAML reads 5.10 as the number 5.1
-                raise c.ValidationError(f"the version of `{package}` is {version!r}, a {type(version).__name__}, "
-                                        f'not text: quote it as the article states it, e.g. {package}: "5.17.0"')
-        if not (versions := super().run_validation(value)):
-            raise c.ValidationError('name each package with its version, quoted, e.g. {transformers: "5.17.0"}')
-        return versions
+class _ConfigLoader(yaml.SafeLoader):
+    """mkdocs.yml as both engines read it: `!ENV` resolved; Python tags, which only an engine runs, left as None."""
 
 
-class PluginConfig(Config):
-    """`- recorded-outputs:` under `plugins:` in mkdocs.yml."""
+def _environment(loader: _ConfigLoader, node: yaml.Node) -> Any:
+    names = [loader.construct_scalar(node)] if isinstance(node, yaml.ScalarNode) else loader.construct_sequence(node)
+    default = names.pop() if len(names) > 1 else None
+    return next((os.environ[name] for name in names if name in os.environ), default)
+
+
+_ConfigLoader.add_constructor("!ENV", _environment)
+_ConfigLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+
+
+@dataclass(frozen=True)
+class Options:
+    """The record step's options: `- recorded-outputs:` under `plugins:`."""
 
     # The title of the article whose outputs published/ holds, and what it states about the run behind each of them
     # (what: value, quoted), for the outputs it states it for: recorded with each output it attaches.
-    published_article = c.Type(str)
-    published_with = c.DictOfItems(_Versions(), default={})
-    # The llms.txt section that lists the parts, after the pages mkdocs.yml names there.
-    llms_section = c.Type(str, default="Series")
+    published_article: str = ""
+    published_with: dict[str, dict[str, str]] = field(default_factory=dict)
+    # The llms.txt section that lists the parts, after the pages the configuration names there.
+    llms_section: str = "Series"
 
 
 @dataclass(frozen=True)
 class Part:
     name: str  # its folder in snippets/, e.g. "token-embeddings"
-    page: str  # its page in docs/, e.g. "token-embeddings.md"
+    page: str  # its page in the docs folder, e.g. "token-embeddings.md"
     title: str  # as the navigation names it, e.g. "Part 2: Token embeddings"
 
     @property
@@ -72,58 +70,87 @@ class Part:
 
 @dataclass(frozen=True)
 class Project:
-    root: Path  # absolute, so that paths in messages work from anywhere
-    config: MkDocsConfig
-    options: PluginConfig
+    root: Path  # absolute: the folder of the configuration file, so that paths in messages work from anywhere
+    config_file: Path
+    config: dict[str, Any]  # the configuration file as written, `!ENV` resolved
+    options: Options
 
     @classmethod
-    def load(cls, root: Path) -> Project:
-        """The project in `root` as the record step reads it."""
-        path = root.resolve() / CONFIG_FILE
-        config = load_config(config_file=str(path), plugins=[])
-        # The plugins' entries as written: `plugins=[]` kept MkDocs from loading them and their imports.
-        with path.open("rb") as stream:
-            raw = yaml_load(stream, loader=get_yaml_loader(config=config)).get("plugins") or []
-        if isinstance(raw, dict):  # MkDocs also takes them as one mapping, name -> options
-            raw = [{name: options} for name, options in raw.items()]
-        entries = [entry for entry in raw if entry == PLUGIN or isinstance(entry, dict) and PLUGIN in entry]
-        if not entries:
-            raise ProjectError(f"{path.name} does not list the `{PLUGIN}` plugin under `plugins:`; the pages' "
-                               f"directives and the record step both need it. Add `- {PLUGIN}:` with its options.")
-        return cls(path.parent, config, validated(entries[0][PLUGIN] if isinstance(entries[0], dict) else {}))
+    def load(cls, root: Path, config_file: Path | None = None) -> Project:
+        """The project whose configuration is `config_file` (default: mkdocs.yml in `root`)."""
+        path = (config_file or root / CONFIG_FILE).resolve()
+        try:
+            config = yaml.load(path.read_text(encoding="utf-8"), Loader=_ConfigLoader) or {}  # noqa: S506 (safe)
+        except FileNotFoundError:
+            raise ProjectError(f"{path} does not exist. Build from the project's folder, or name its "
+                               "configuration with `-f`.") from None
+        except yaml.YAMLError as error:
+            raise ProjectError(f"{path.name} is not valid YAML ({error}).") from None
+        if not isinstance(config, dict):
+            raise ProjectError(f"{path.name} must be a mapping of settings.")
+        return cls(path.parent, path, config, validated(path.name, plugin_options(path.name, config)))
 
     @property
     def docs_dir(self) -> Path:
-        return Path(self.config.docs_dir)
+        return self.root / str(self.config.get("docs_dir", "docs"))
+
+    @property
+    def nav(self) -> list[Any]:
+        return self.config.get("nav") or []
+
+    def extension_options(self, name: str) -> dict[str, Any] | None:
+        """The options of Markdown extension `name` as `markdown_extensions:` lists them; None if it is not listed."""
+        for entry in self.config.get("markdown_extensions") or []:
+            if entry == name:
+                return {}
+            if isinstance(entry, dict) and name in entry:
+                return dict(entry[name] or {})
+        return None
 
     def snippet_settings(self) -> dict[str, Any]:
-        """pymdownx.snippets' options in mkdocs.yml, its base paths taken from the project's folder, so that the
-        pages' includes and the notebooks' cells read the same files wherever MkDocs runs."""
-        settings = dict(self.config.mdx_configs.get("pymdownx.snippets", {}))
+        """pymdownx.snippets' options, its base paths taken from the project's folder, so that the pages' includes and
+        the notebooks' cells read the same files wherever the engine runs."""
+        settings = self.extension_options("pymdownx.snippets") or {}
         bases = settings.get("base_path", ["."])
         settings["base_path"] = [str(self.root / base) for base in ([bases] if isinstance(bases, str) else bases)]
         return settings
 
+    def page(self, name: str) -> tuple[str, dict[str, Any]]:
+        """A page of the docs folder: its Markdown without front matter, and its front matter."""
+        return split_front_matter((self.docs_dir / name).read_text(encoding="utf-8"))
+
     def parts(self) -> list[Part]:
         """Every folder of snippets/ with its page, in the navigation's order and named as it names them; a
         folder without a page or a line in `nav:` is an error."""
-        titles = {page: title for title, page in pages_of(self.config.nav or [])}
+        titles = {page: title for title, page in pages_of(self.nav)}
+        docs = self.docs_dir.relative_to(self.root).as_posix()
         found = []
         for name in snippets.parts(self.root):
             page = f"{name}.md"
             if not (self.docs_dir / page).is_file():
                 raise ProjectError(f"{SNIPPETS_DIR}/{name}/ has no page: a part is a page, a folder and a line in "
-                                   f"`nav:`. Write docs/{page}, or move the folder's snippets into a part's folder.")
+                                   f"`nav:`. Write {docs}/{page}, or move the folder's snippets into a part's folder.")
             if page not in titles:
-                raise ProjectError(f"docs/{page} is not in `nav:` of {CONFIG_FILE}: a part is a page, a folder and "
-                                   f'a line in `nav:`. Add `- "Part N: Title": {page}` there.')
+                raise ProjectError(f"{docs}/{page} is not in `nav:` of {self.config_file.name}: a part is a page, a "
+                                   f'folder and a line in `nav:`. Add `- "Part N: Title": {page}` there.')
             found.append(Part(name, page, titles[page]))
         order = list(titles)
         return sorted(found, key=lambda part: order.index(part.page))
 
 
+def split_front_matter(text: str) -> tuple[str, dict[str, Any]]:
+    """A page's Markdown and its front matter (empty where it has none that YAML reads as a mapping)."""
+    if not (match := _FRONT_MATTER.match(text)):
+        return text, {}
+    try:
+        meta = yaml.safe_load(match.group(1))
+    except yaml.YAMLError:
+        return text, {}
+    return (text[match.end():], meta) if isinstance(meta, dict) else (text, {})
+
+
 def pages_of(nav: Any, title: str = "") -> list[tuple[str, str]]:
-    """(title, page) of each page `nav:` in mkdocs.yml names, in its order."""
+    """(title, page) of each page `nav:` names, in its order."""
     if isinstance(nav, str):
         return [(title, nav)]
     if isinstance(nav, dict):
@@ -131,16 +158,44 @@ def pages_of(nav: Any, title: str = "") -> list[tuple[str, str]]:
     return [found for item in nav for found in pages_of(item)] if isinstance(nav, list) else []
 
 
-def validated(options: Any) -> PluginConfig:
-    """The plugin's options checked as MkDocs checks them, an unknown one included (a warning, which
-    `strict: true` makes an error); an error names mkdocs.yml and the option."""
+def plugin_options(config_name: str, config: dict[str, Any]) -> Any:
+    """The plugin's entry under `plugins:`, as written."""
+    entries = config.get("plugins") or []
+    if isinstance(entries, dict):  # the engines also take them as one mapping, name -> options
+        entries = [{name: options} for name, options in entries.items()]
+    for entry in entries:
+        if entry == PLUGIN:
+            return {}
+        if isinstance(entry, dict) and PLUGIN in entry:
+            return entry[PLUGIN]
+    raise ProjectError(f"{config_name} does not list the `{PLUGIN}` plugin under `plugins:`, which holds the record "
+                       f"step's options. Add `- {PLUGIN}:` with its options.")
+
+
+def validated(config_name: str, options: Any) -> Options:
+    """The plugin's options, checked; an error names the configuration file and the option."""
+    def refused(option: str, problem: str) -> ProjectError:
+        return ProjectError(f"{config_name}: plugin `{PLUGIN}`, option `{option}`: {problem}")
+
     if not isinstance(options, dict | None):
-        raise ProjectError(f"{CONFIG_FILE}: plugin `{PLUGIN}` takes its options as a mapping, "
+        raise ProjectError(f"{config_name}: plugin `{PLUGIN}` takes its options as a mapping, "
                            f"`- {PLUGIN}:` followed by indented `name: value` lines.")
-    plugin_config = PluginConfig(config_file_path=CONFIG_FILE)
-    plugin_config.load_dict(options or {})
-    errors, warnings = plugin_config.validate()
-    if errors or warnings:
-        raise ProjectError("\n".join(f"{CONFIG_FILE}: plugin `{PLUGIN}`, option `{name}`: {problem}"
-                                     for name, problem in [*errors, *warnings]))
-    return plugin_config
+    options = dict(options or {})
+    if unknown := sorted(set(options) - set(Options.__dataclass_fields__)):
+        raise refused(unknown[0], f"unknown option. Known: {', '.join(Options.__dataclass_fields__)}.")
+    for option in ("published_article", "llms_section"):
+        if not isinstance(options.get(option, ""), str):
+            raise refused(option, f"expected text, not {type(options[option]).__name__}.")
+    stated = options.get("published_with") or {}
+    if not isinstance(stated, dict):
+        raise refused("published_with", "expected a mapping of outputs to what the article states for each.")
+    for output, versions in stated.items():
+        if not isinstance(versions, dict) or not versions:
+            raise refused("published_with", f'{output}: name each package with its version, quoted, e.g. '
+                                            '{transformers: "5.17.0"}')
+        for package, version in versions.items():
+            if not isinstance(version, str):  # YAML reads 5.10 as the number 5.1
+                raise refused("published_with", f"{output}: the version of `{package}` is {version!r}, a "
+                                                f"{type(version).__name__}, not text: quote it as the article states "
+                                                f'it, e.g. {package}: "5.17.0"')
+    return Options(**options)

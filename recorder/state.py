@@ -1,0 +1,200 @@
+"""The project's state: everything its pages show, worked out once from content, and whether it can be published.
+
+`work_out` is the one judge: outputs that lag behind their snippets, notebooks that differ from what `make record`
+writes, values no page quotes, and pages whose directives cannot be rendered. Every consumer reads its verdict through
+`current`, which keeps the last state in `<docs_dir>/generated/state.json` under the digest of every input (the files,
+the installed libraries, the repository's variables), so the same tree passes or fails the same way everywhere:
+`recorder check`, `make site`, the pull-request job and both engines.
+
+MkDocs and Zensical call `checked` from the configuration file (a YAML tag on the Markdown extension's `state`
+option) each time they read it, before any page: an unpublishable state stops the build with the project's message,
+and the digest it returns is part of the extension's options, so an engine's cache of rendered pages, and its live
+reload, hold exactly as long as the state does. The copies a site publishes (the snippets, the manifest, the
+tokenizer's files) are written into `<docs_dir>/generated/` beside it, where either engine publishes them as it
+publishes any file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import yaml
+
+from recorder import repository
+from recorder.errors import RecorderError
+from recorder.pinned import GENERATED, MANIFEST_NAME, OUTPUTS_DIR, PUBLISHED_DIR, SNIPPETS_DIR
+from recorder.record.project import NOTEBOOKS_DIR, Project
+from recorder.record.snippets import REQUIREMENTS, VERSIONED_PACKAGES, installed_version
+
+STATE_FILE = "state.json"
+_SKIPPED = {".transaction", ".record.lock", "__pycache__"}
+_CHECKED: dict[str, Path] = {}  # digest -> the configuration file whose state it is
+
+
+class Unpublishable(RecorderError, yaml.YAMLError):
+    """The state cannot be published; its message lists every problem with its fix. A YAML error too, so that an
+    engine reading its configuration reports the message, not a traceback."""
+
+
+@dataclass(frozen=True)
+class State:
+    digest: str
+    problems: tuple[str, ...]  # each makes the state unpublishable
+    notices: tuple[str, ...]  # said, never a failure: the version table's rows not yet checked
+    copies: tuple[str, ...]  # the files written into generated/, from the docs folder
+
+    @property
+    def failure(self) -> str | None:
+        if not self.problems:
+            return None
+        return "the site cannot be built from this state:\n  " + "\n  ".join(self.problems)
+
+
+def generated_dir(project: Project) -> Path:
+    return project.docs_dir / GENERATED
+
+
+def inputs(project: Project) -> list[Path]:
+    """Every file the pages' state depends on, in a stable order; the generated folder is not one."""
+    root, docs = project.root, project.docs_dir
+    folders = [(root / SNIPPETS_DIR, "**/*"), (root / OUTPUTS_DIR, "**/*"), (root / PUBLISHED_DIR, "**/*"),
+               (docs, "*.md"), (docs / NOTEBOOKS_DIR, "*.ipynb"), (root / "compat", "*.json")]
+    found = [project.config_file, root / REQUIREMENTS]
+    for folder, pattern in folders:
+        found += sorted(path for path in folder.glob(pattern)
+                        if path.is_file() and _SKIPPED.isdisjoint(path.relative_to(folder).parts))
+    return found
+
+
+def digest(project: Project) -> str:
+    """The content of every input, the libraries installed and the repository's variables, as one digest."""
+    hashed = hashlib.sha256()
+    for path in inputs(project):
+        hashed.update(f"{path.relative_to(project.root)}\0{path.stat().st_size}\0".encode())
+        hashed.update(path.read_bytes())
+    environment = {package: installed_version(package) for package in VERSIONED_PACKAGES}
+    environment["python"] = sys.version
+    environment["repository"] = repr(repository.from_environment(os.environ))
+    hashed.update(json.dumps(environment, sort_keys=True).encode())
+    return hashed.hexdigest()
+
+
+def work_out(project: Project, content: str) -> State:
+    """The state of the project whose inputs have digest `content`: every problem, every notice."""
+    # Imported here: a build whose state is already known reads none of them.
+    from recorder.record import notebook
+    from recorder.recorded import recorded
+    from recorder.render import compat_page
+    from recorder.render.page import pages_problems, unused_values
+
+    try:
+        shown = recorded(project, repository.from_environment(os.environ))
+        problems = [problem.message for problem in notebook.drift(project, shown)]
+        problems += unused_values(project, shown) + pages_problems(project, shown)
+    except RecorderError as error:
+        problems = [str(error)]
+    notices = [problem.message for problem in compat_page.problems(project.root)]
+    return State(content, tuple(problems), tuple(notices), ())
+
+
+def current(project: Project) -> State:
+    """The state of the project as it is now: the one kept in generated/state.json if its inputs have not changed,
+    else worked out anew and kept there, with the copies the site publishes."""
+    content = digest(project)
+    kept = generated_dir(project) / STATE_FILE
+    try:
+        state = State(**{key: tuple(value) if isinstance(value, list) else value
+                         for key, value in json.loads(kept.read_text(encoding="utf-8")).items()})
+    except (OSError, ValueError, TypeError):
+        state = None
+    if state is not None and state.digest == content and all(
+            (generated_dir(project) / copy).is_file() for copy in state.copies):
+        return state
+    state = work_out(project, content)
+    if not state.problems:
+        state = State(state.digest, state.problems, state.notices, write_copies(project))
+    _write(kept, (json.dumps(asdict(state), indent=2) + "\n").encode())
+    return state
+
+
+def write_copies(project: Project) -> tuple[str, ...]:
+    """Write what the site publishes beside its pages into generated/: each snippet's source (which each output
+    links to), the manifest (for tools) and GPT-2's tokenizer files (for Part 1's "Try it" box). Returns their
+    paths inside generated/."""
+    from recorder.render.tokenizer_files import verified  # checks each file's pinned sha256
+
+    root, folder = project.root, generated_dir(project)
+    sources = {path.relative_to(root).as_posix(): path for path in sorted((root / SNIPPETS_DIR).rglob("*.py"))
+               if "__pycache__" not in path.parts}
+    sources[f"{OUTPUTS_DIR}/{MANIFEST_NAME}"] = root / OUTPUTS_DIR / MANIFEST_NAME
+    sources |= {published.site_path: published.source for published in verified()}
+    for kept in [path for path in folder.rglob("*") if path.is_file()] if folder.is_dir() else []:
+        if kept.relative_to(folder).as_posix() not in sources and kept.name != STATE_FILE:
+            kept.unlink()  # the copy of a snippet that is gone
+    for name, source in sources.items():
+        if source.is_file():
+            _write(folder / name, source.read_bytes())
+    return tuple(name for name, source in sources.items() if source.is_file())
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` whole, and only when it differs: a live reload watching the folder sees no change
+    where there is none."""
+    if path.is_file() and path.read_bytes() == data:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staged = path.with_name(f".{path.name}.tmp")
+    staged.write_bytes(data)
+    os.replace(staged, path)
+
+
+def check(project: Project) -> State:
+    """The current state; raises Unpublishable, listing every problem, unless it can be published."""
+    state = current(project)
+    if state.failure:
+        raise Unpublishable(state.failure)
+    return state
+
+
+def checked(config_file: str | None = None) -> str:
+    """Called by an engine from the configuration file it is reading: the state's digest, once it is publishable."""
+    path = Path(config_file).resolve() if config_file else _configuration_being_read()
+    try:
+        content = check(Project.load(path.parent, path)).digest
+    except Unpublishable:
+        raise
+    except RecorderError as error:
+        raise Unpublishable(str(error)) from None
+    _CHECKED[content] = path
+    return content
+
+
+def configuration_of(content: str) -> Path | None:
+    """The configuration file of the state `checked` returned as `content`, in this process."""
+    return _CHECKED.get(content)
+
+
+def _configuration_being_read() -> Path:
+    """The file whose YAML calls `checked`: MkDocs' loader is named after the file it reads; Zensical hands the
+    file's path to its parser and the loader its text."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        loader = frame.f_locals.get("self")
+        if isinstance(loader, yaml.Loader) and Path(str(loader.name)).is_file():
+            return Path(str(loader.name)).resolve()
+        if frame.f_code.co_name == "parse_mkdocs_config" and "path" in frame.f_locals:
+            return Path(frame.f_locals["path"]).resolve()
+        frame = frame.f_back
+    raise Unpublishable("recorder.state.checked is called from the configuration file, by MkDocs or Zensical, "
+                        "which name the file; elsewhere, pass its path.")
+
+
+def clear(project: Project) -> None:
+    """Forget the kept state and the copies (the next build works them out anew)."""
+    shutil.rmtree(generated_dir(project), ignore_errors=True)
