@@ -70,7 +70,7 @@ serve: $(STAMP) ## Live preview on http://127.0.0.1:8000, reloading on page and 
 check: $(STAMP) ## Before pushing: outputs up to date, strict build, the docs' code (no browser, no model)
 	$(BIN)/python -m recorder check
 	$(BIN)/python -m mkdocs build --strict
-	$(BIN)/python -m pytest -o addopts= --markdown-docs --markdown-docs-syntax=superfences README.md docs
+	$(BIN)/python -m pytest -o addopts= --markdown-docs --markdown-docs-syntax=superfences --ignore=docs/generated README.md docs
 
 # BASE=<git ref> compares with that commit instead.
 diff: $(STAMP) ## What changed in the recorded outputs since the merge base with origin/main or HEAD (BASE=ref)

@@ -105,9 +105,10 @@ def build(project: Path) -> Built:
 
 def with_values(text: str) -> str:
     """`text` with each `{{ value NAME }}` replaced by the value the build reads for it."""
-    from recorder.record import notebook
+    from recorder.record.project import Project
+    from recorder.recorded import recorded as read
 
-    recorded = notebook.load(ROOT)[1]
+    recorded = read(Project.load(ROOT))
     return re.sub(r"\{\{ value ([-a-z0-9_/]+) \}\}", lambda match: recorded.value(match.group(1)), text)
 
 
@@ -122,8 +123,7 @@ def converted(markdown: str, recorded: Any, *extensions: str) -> str:
         def read(self) -> Any:
             return recorded
 
-    # As under MkDocs, whose plugin offers the notebooks and publishes the snippets' copies.
-    return Markdown(extensions=[*extensions, Reading(notebook_links=False, source_copies=True)]).convert(markdown)
+    return Markdown(extensions=[*extensions, Reading()]).convert(markdown)
 
 
 def append(path: Path, text: str) -> None:

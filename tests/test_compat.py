@@ -220,7 +220,7 @@ def test_the_page_shows_a_row_per_snippet_and_a_column_per_release(checked) -> N
     assert heads == ["Example", "1.0 (pinned)", "2.0"]
     links = results_table.select("tbody th[scope=row] a")
     assert [a.get_text() for a in links] == [f"{name}.py" for name in sorted(SNIPPETS)]
-    assert [a["href"] for a in links] == [f"snippets/{name}.py" for name in sorted(SNIPPETS)]
+    assert [a["href"] for a in links] == [f"generated/snippets/{name}.py" for name in sorted(SNIPPETS)]
     assert [cell.get_text() for cell in row_cells(document, "tokens/steady")] == ["same", "same"]
     versions = [item.get_text() for item in document.select(".compat-versions li")]
     assert [line.split(" · ")[0] for line in versions] == ["transformers 1.0", "transformers 2.0"]
@@ -391,7 +391,7 @@ def test_the_built_page_shows_every_snippet_and_release_of_the_committed_table(b
     project = Project.load(ROOT)
     pages = {part.page: part.name for part in project.parts()}
     snippets = discover(ROOT)
-    expected = [(title, pages[page_file]) for entry in project.config.nav if isinstance(entry, dict)
+    expected = [(title, pages[page_file]) for entry in project.nav if isinstance(entry, dict)
                 for title, page_file in entry.items() if isinstance(page_file, str) and page_file in pages]
     expected = [(title, part) for title, part in expected if any(s.part == part for s in snippets.values())]
     groups = results_table.find_all("tbody", recursive=False)

@@ -15,32 +15,35 @@ FOLDERS = ("recorder", "bench", "tools")
 MAP = "## How the code is laid out"
 
 # recorder's layers, lowest first. A module imports only from its own layer and the ones before it.
-LAYERS = ("base", "record", "pages", "commands", "plugin", "command line")
+LAYERS = ("base", "record", "recorded", "pages", "state", "commands", "engines", "command line")
 RECORDER = {  # each module of recorder/, as its path there without .py
     "errors": "base",
     "pinned": "base",
+    "directives": "base",
+    "values": "base",
+    "repository": "base",
+    "provenance": "base",
     "record/project": "record",
     "record/snippets": "record",
     "record/hub": "record",
     "record/runner": "record",
     "record/published": "record",
     "record/store": "record",
-    "record/notebook": "pages",
-    "record/step": "commands",
-    "render/directives": "pages",
-    "render/values": "pages",
-    "render/pages": "pages",
-    "render/provenance": "pages",
-    "render/repository": "pages",
-    "render/compat_page": "pages",
-    "render/extension": "pages",
-    "render/plugin": "plugin",
-    "render/notebook_page": "pages",
     "render/tokenizer_files": "record",
-    "render/llms_markdown": "plugin",
+    "recorded": "recorded",
+    "record/notebook": "recorded",
+    "render/pages": "pages",
+    "render/compat_page": "pages",
+    "render/page": "pages",
+    "render/notebook_page": "pages",
+    "state": "state",
+    "record/step": "commands",
     "tools/diff": "commands",
     "tools/pr_record": "commands",
     "tools/compat": "commands",
+    "render/extension": "engines",
+    "render/plugin": "engines",
+    "render/llms_markdown": "engines",
     "__main__": "command line",
 }
 # The other folders: the last layer of recorder/ each may import, and whether its modules may import each other.
@@ -163,7 +166,7 @@ def test_imports_are_read() -> None:
     found = graph()
     # A check over no imports would pass whatever the code did: these three are known to be there.
     assert "recorder/record/store.py" in found["recorder/record/step.py"], "record/step.py's imports were not read"
-    assert "recorder/render/extension.py" in found["recorder/render/plugin.py"], "the plugin's imports were not read"
+    assert "recorder/state.py" in found["recorder/render/extension.py"], "the extension's imports were not read"
     assert "recorder/record/published.py" in found["bench/run.py"], (
         "`from recorder.record import published` was not read")
 
@@ -216,10 +219,10 @@ def test_the_checks_catch_a_cycle_and_an_import_up_the_layers() -> None:
           "tools/audit.py": {"bench/run.py", "recorder/__main__.py", "tools/local_site.py"}}
     assert [line.split(":")[0] for line in upward(up)] == [
         "recorder/errors.py (base) imports bench/run.py (bench)",
-        "recorder/errors.py (base) imports recorder/render/plugin.py (plugin)",
-        "recorder/record/step.py (commands) imports recorder/render/plugin.py (plugin)",
-        "recorder/record/store.py (record) imports recorder/record/notebook.py (pages)",
-        "recorder/render/plugin.py (plugin) imports recorder/__main__.py (command line)",
+        "recorder/errors.py (base) imports recorder/render/plugin.py (engines)",
+        "recorder/record/step.py (commands) imports recorder/render/plugin.py (engines)",
+        "recorder/record/store.py (record) imports recorder/record/notebook.py (recorded)",
+        "recorder/render/plugin.py (engines) imports recorder/__main__.py (command line)",
         "tools/audit.py (tools) imports bench/run.py (bench)"]
 
 
@@ -235,3 +238,18 @@ def test_each_package_lists_its_modules_in_the_map_s_order() -> None:
         listed = sorted(names, key=lambda module: docstring.index(Path(module).name))
         assert listed == names, (f"{package}/__init__.py lists its modules as {listed}, CONTRIBUTING.md's module map "
                                  f"as {names}: give both the order the data takes.")
+
+
+def test_the_record_step_imports_no_engine_and_nothing_of_render() -> None:
+    """The record step is engine-free: it runs before any engine reads, and what it shares with the build sits
+    below both."""
+    found = graph()
+    for module in (name for name in found if name.startswith("recorder/record/")):
+        upward_imports = sorted(imported for imported in found[module] if imported.startswith("recorder/render/"))
+        assert not upward_imports, f"{module} imports {upward_imports}: move what both need below both"
+        tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
+        engines = sorted({alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+                          if alias.name.split(".")[0] in {"mkdocs", "zensical"}}
+                         | {str(node.module) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                            and str(node.module).split(".")[0] in {"mkdocs", "zensical"}})
+        assert not engines, f"{module} imports {engines}: the record step reads the configuration as plain YAML"

@@ -72,7 +72,7 @@ def test_a_part_s_page_links_its_notebook_which_the_navigation_leaves_out(
     pages: dict[str, BeautifulSoup], part: Part
 ) -> None:
     page, notebook = (f"{source.rsplit('.', 1)[0]}/" for source in (part.page, part.notebook))
-    buttons = pages[page].select('a[title="Open the companion notebook"]')
+    buttons = pages[page].select("p.recorded-notebook a")
     assert [target(page, button["href"]) for button in buttons] == [notebook], "the page offers its notebook"
     for address, document in pages.items():
         listed = linked_pages(address, document, pages, "nav.md-nav--primary")

@@ -101,18 +101,18 @@ def test_llms_txt_lists_each_part_with_its_description_and_each_notebook(built_s
                  for path in (DOCS / "notebooks").glob("*.ipynb")}
     assert notebooks == {built_markdown(built_site, part.notebook) for part in PARTS}, "a notebook per part"
     # As the navigation orders them, however their folders' names sort.
-    in_nav = [built_markdown(built_site, page.file.src_uri) for page in _nav_pages() if page.file.src_uri in
+    in_nav = [built_markdown(built_site, page) for page in _nav_pages() if page in
               {part.page for part in PARTS}]
     assert [path for path in series if path in in_nav] == in_nav
     assert [path for path in found["Notebooks"]] == [path.parent.parent / "notebooks" / path.parent.name /
                                                      "index.md" for path in in_nav]
 
 
-def _nav_pages() -> list:
-    from mkdocs.structure.files import get_files
-    from mkdocs.structure.nav import get_navigation
+def _nav_pages() -> list[str]:
+    """The pages the navigation lists, in its order."""
+    from recorder.record.project import pages_of
 
-    return get_navigation(get_files(PROJECT.config), PROJECT.config).pages
+    return [page for _, page in pages_of(PROJECT.nav)]
 
 
 @pytest.mark.slow
@@ -158,7 +158,9 @@ def test_the_provenance_page_s_markdown_lists_every_record_under_its_part(built_
 
 
 def _nav_titles() -> list[tuple[str, str]]:
-    return [(page.title, page.file.src_uri) for page in _nav_pages()]
+    from recorder.record.project import pages_of
+
+    return pages_of(PROJECT.nav)
 
 
 @pytest.mark.slow

@@ -183,7 +183,7 @@ def test_a_value_shows_control_characters_as_escapes_and_cannot_name_stashed_htm
 
 def series_page() -> str:
     """The page the navigation calls Series, as mkdocs.yml names it."""
-    return next(entry["Series"] for entry in PROJECT.config.nav if isinstance(entry, dict) and "Series" in entry)
+    return next(entry["Series"] for entry in PROJECT.nav if isinstance(entry, dict) and "Series" in entry)
 
 
 @pytest.mark.slow
@@ -213,7 +213,7 @@ def test_provenance_says_who_ran_what_with_which_versions_when_and_from_where(na
     day = entry["recorded_at"][:10]
     assert f'<time datetime="{day}">{day}</time>' in summary
     links = line.find_all("a")
-    assert [(link["href"], link.get_text()) for link in links] == [(f"snippets/{name}.py", f"snippets/{name}.py")]
+    assert [(link["href"], link.get_text()) for link in links] == [(f"generated/snippets/{name}.py", f"snippets/{name}.py")]
     model = entry["model"]
     if entry["origin"] == "published":
         article = PROJECT.options.published_article
@@ -243,7 +243,7 @@ def test_provenance_links_the_source_in_the_repository_at_the_built_commit(name:
     line, in_site = str(provenance_line(name, repository)), str(provenance_line(name))
     blob = f"https://github.com/example/gpt2-explained/blob/{'ab' * 20}/snippets/{name}.py"
     assert line.endswith(f'Source: <a href="{blob}">snippets/{name}.py</a></div>')
-    assert line == in_site.replace(f'href="snippets/{name}.py"', f'href="{blob}"'), "only the link differs"
+    assert line == in_site.replace(f'href="generated/snippets/{name}.py"', f'href="{blob}"'), "only the link differs"
 
 
 EXECUTED = {"origin": "executed", "recorded_at": "2027-01-02T03:04:05+00:00",
@@ -300,8 +300,8 @@ def check_figures(part: Part, built: str, site: Path) -> int:
         assert caption is not None and caption.get("class") == "provenance"
         link = caption.find("a")
         assert link is not None and link.text == f"snippets/{name}.py"
-        assert (site / part.name / link.get("href")).resolve() == (site / "snippets" / f"{name}.py").resolve()
-        assert (site / "snippets" / f"{name}.py").is_file()
+        assert (site / part.name / link.get("href")).resolve() == (site / "generated" / "snippets" / f"{name}.py").resolve()
+        assert (site / "generated" / "snippets" / f"{name}.py").is_file()
     return len(directives)
 
 
@@ -323,7 +323,7 @@ def check_outputs(part: Part, built: str) -> int:
     assert [name for name, _ in outputs] == examples
     for name, block in outputs:
         assert '<span class="filename">Output</span>' in block
-        assert f'Source: <a href="../snippets/{name}.py">snippets/{name}.py' in block
+        assert f'Source: <a href="../generated/snippets/{name}.py">snippets/{name}.py' in block
     return len(outputs)
 
 

@@ -21,7 +21,7 @@ def test_every_folder_of_snippets_is_a_part_with_its_page_and_notebook_in_the_na
     parts = project.parts()
     folders = sorted(path.name for path in (ROOT / "snippets").iterdir() if path.is_dir() and path.name != "__pycache__")
     assert sorted(part.name for part in parts) == folders and folders
-    listed = [(title, page) for entry in project.config.nav for title, page in (entry.items() if isinstance(entry, dict)
+    listed = [(title, page) for entry in project.nav for title, page in (entry.items() if isinstance(entry, dict)
                                                                                 else [])]
     assert [(part.title, part.page) for part in parts] == [(title, page) for title, page in listed
                                                            if page in {part.page for part in parts}]

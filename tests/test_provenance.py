@@ -204,7 +204,7 @@ def test_every_value_of_the_record_is_escaped() -> None:
 def test_a_source_link_goes_to_the_site_s_copy_or_the_built_commit_under_any_label() -> None:
     """The one link to a snippet's source, which every table and line uses."""
     assert source_link("a-part/<b>", None) == (
-        '<a href="snippets/a-part/&lt;b&gt;.py">snippets/a-part/&lt;b&gt;.py</a>')
+        '<a href="generated/snippets/a-part/&lt;b&gt;.py">snippets/a-part/&lt;b&gt;.py</a>')
     repository = Repository("https://github.com", "example/gpt2-explained", "ab" * 20)
     assert source_link("a-part/step", repository, label="a-part/step.py") == (
         f'<a href="https://github.com/example/gpt2-explained/blob/{"ab" * 20}/snippets/a-part/step.py">'
@@ -238,7 +238,7 @@ def test_the_provenance_directive_lists_every_output_in_one_table_grouped_by_par
         for row, name in zip(rows, names, strict=True):
             assert row.th["scope"] == "row"
             # From the top of docs/, where every page is: the engine makes it relative to the page.
-            assert row.th.a["href"] == f"snippets/{name}.py" and row.th.a.find("code") is None, "plain link text"
+            assert row.th.a["href"] == f"generated/snippets/{name}.py" and row.th.a.find("code") is None, "plain link text"
             assert len(row.select(":scope > td")) == len(LABELS)
             missing = [value for value in every_value(MANIFEST[name]) if value not in row.get_text(" ")]
             assert not missing, f"{name}: the row does not show {missing}"
@@ -265,14 +265,14 @@ def test_the_provenance_table_shows_each_long_hash_short_with_the_whole_one_clic
 
 @pytest.mark.slow
 def test_the_built_site_publishes_the_manifest_and_the_provenance_page_groups_it_by_part(built_site: Path) -> None:
-    published = built_site / "outputs" / "manifest.json"
+    published = built_site / "generated" / "outputs" / "manifest.json"
     assert published.read_bytes() == (ROOT / "outputs" / "manifest.json").read_bytes()
     assert set(json.loads(published.read_text(encoding="utf-8"))["snippets"]) == set(MANIFEST)
     page = BeautifulSoup((built_site / "provenance" / "index.html").read_text(encoding="utf-8"), "html.parser")
     links = [link["href"] for link in page.select("article a[href$='manifest.json']")]
     assert links and all((built_site / "provenance" / href).resolve() == published for href in links)
     # Each part under its title in the navigation, in the navigation's order.
-    navigation = [(title, page_file) for entry in PROJECT.config.nav if isinstance(entry, dict)
+    navigation = [(title, page_file) for entry in PROJECT.nav if isinstance(entry, dict)
                   for title, page_file in entry.items() if isinstance(page_file, str)]
     parts = {part.page: part.name for part in PARTS}
     expected = [(title, parts[page_file]) for title, page_file in navigation if page_file in parts]

@@ -174,7 +174,7 @@ def test_without_the_variables_sources_link_to_the_copies_inside_the_site(local_
         assert set(links) == shown_snippets(source), built_page
         for name, link in links.items():
             copy = (local_site / built_page).parent / link["href"]
-            assert copy.resolve() == (local_site / "snippets" / f"{name}.py").resolve()
+            assert copy.resolve() == (local_site / "generated" / "snippets" / f"{name}.py").resolve()
             assert copy.read_bytes() == (ROOT / "snippets" / f"{name}.py").read_bytes()
 
 

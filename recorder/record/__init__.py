@@ -1,6 +1,6 @@
 """The record step, engine-free; its modules in the order the data takes them:
 
-1. project.py: the parts, from mkdocs.yml and their folders;
+1. project.py: the parts, from the configuration file (plain YAML) and their folders;
 2. snippets.py: find each part's snippets, and what each loads and depends on;
 3. hub.py: reach GPT-2 at the pinned revision, and check what was loaded;
 4. runner.py: run the snippets and capture what each prints;
