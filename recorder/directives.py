@@ -10,6 +10,7 @@ from recorder.errors import PageError
 
 _FILE = r"(?P<file>[a-z][-a-z0-9_]*/[a-z][a-z0-9_]*\.py)"
 _SECTION = r"[a-z][-_0-9a-z]*"
+_PART = re.compile(r"[a-z][-a-z0-9_]*")
 _ARGUMENT = re.compile(_FILE + rf"(?::(?P<section>{_SECTION}))?(?:[ \t]+highlight=(?P<highlight>{_SECTION}))?$")
 _FIGURE_ARGUMENT = re.compile(_FILE + r'[ \t]+"(?P<alt>[^"\n]+)"$')
 _VALUE_NAME = re.compile(r"(?:[a-z][-a-z0-9_]*/)?[a-z][a-z0-9_]*$")
@@ -83,7 +84,14 @@ class Parts(Block):
     """`{{ parts }}`: the parts, as the navigation names and orders them, each with its page's description."""
 
 
-Directive = Code | Example | Figure | Provenance | Compatibility | Parts | Value
+@dataclass(frozen=True)
+class Origins(Block):
+    """`{{ origins PART }}`: where the part's outputs come from, as their records say; `{{ origins }}`, every part's."""
+
+    part: str | None
+
+
+Directive = Code | Example | Figure | Provenance | Compatibility | Parts | Origins | Value
 _LISTINGS: dict[str, type[Code | Example]] = {"code": Code, "example": Example}
 _TABLES: dict[str, type[Provenance | Compatibility | Parts]] = {
     "provenance": Provenance, "compatibility": Compatibility, "parts": Parts}
@@ -128,11 +136,15 @@ def _directive(body: str, text: str, line: int, indent: str | None) -> Directive
             raise PageError(f"`{{{{ value {argument} }}}}` needs PART/NAME, a value of a part's values.yml, "
                             "or a built-in value's name.")
         return Value(text, argument)
-    if kind not in (*_LISTINGS, "figure", *_TABLES):
+    if kind not in (*_LISTINGS, "figure", "origins", *_TABLES):
         raise PageError(f"unknown directive `{{{{{body}}}}}`. "
-                        "Use code, example, figure, provenance, compatibility, parts or value.")
+                        "Use code, example, figure, provenance, compatibility, parts, origins or value.")
     if indent is None:
         raise PageError(f"`{{{{ {kind} ... }}}}` must stand alone on its own line.")
+    if kind == "origins":
+        if argument and not _PART.fullmatch(argument):
+            raise PageError(f"`{{{{ origins {argument} }}}}` takes a part's folder name, or nothing for every part.")
+        return Origins(text, line, indent, argument or None)
     if kind in _TABLES:
         if argument:
             raise PageError(f"`{{{{ {kind} {argument} }}}}` takes nothing: write `{{{{ {kind} }}}}`.")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import html
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 from recorder.pinned import GENERATED, SNIPPETS_DIR, WEIGHTS_FILE, short
 from recorder.repository import Repository
 
-NOT_RERUN = "not re-run by the build, which cannot download GPT-2's weights"
+NOT_RERUN = "not run against GPT-2 by the build that recorded it"
 # What the published outputs are checked against (`recorder.record.published.create_stand_ins`), as every page words it.
 STAND_IN = "GPT-2's configuration with one layer, its real tokenizer, random weights"
 STAND_INS = f"two stand-in models ({STAND_IN})"
@@ -118,6 +119,33 @@ class Origin:
         if named or self.stated_revision:  # what the article states for this output, and only for it
             shown[-1] += ", as the article states"
         return " · ".join([*shown, f"{NOT_RERUN}; checked here{f' on {day}' if day else ''}: {self.stand_ins_showed}"])
+
+
+def origins(manifest: Mapping[str, Mapping[str, Any]], parts: Mapping[str, str], part: str | None) -> str:
+    """Where the recorded outputs of `part` (of every part, if None) come from, as their records say, as a
+    paragraph: what a page says of its outputs' origins follows the manifest the build reads, never a typed claim."""
+    names = [name for name in manifest if part is None or name.rpartition("/")[0] == part]
+    found = [Origin.of(manifest[name]) for name in names]
+    kinds = Counter(origin.kind for origin in found)
+    article = next((str(origin.published.get("article")) for origin in found if origin.kind == "published"), "")
+    described = {  # what the outputs of each kind are, as (one, several)
+        None: ("comes from a snippet the build ran with no model", "come from snippets the build ran with no model"),
+        "tokenizer": ("comes from a snippet the build ran with GPT-2's tokenizer alone",
+                      "come from snippets the build ran with GPT-2's tokenizer alone"),
+        "weights": ("comes from a snippet the build ran against GPT-2's weights, their sha256 verified",
+                    "come from snippets the build ran against GPT-2's weights, their sha256 verified"),
+        "published": (f"was published in the article {_cite(article)}: the build did not run its snippet against "
+                      f"GPT-2, and checked it against {STAND_INS} instead",
+                      f"were published in the article {_cite(article)}: the build did not run their snippets against "
+                      f"GPT-2, and checked them against {STAND_INS} instead"),
+    }
+    clauses = [f"{kinds[kind]} {one if kinds[kind] == 1 else several}"
+               for kind, (one, several) in described.items() if kinds[kind]]
+    listed = clauses[0] if len(clauses) == 1 else f"{'; '.join(clauses[:-1])}; and {clauses[-1]}"
+    where = f"for {html.escape(parts.get(part, part))}" if part else "on this site"
+    outputs = "output" if len(names) == 1 else "outputs"
+    return (f'<p class="recorded-origins">Of the {len(names)} {outputs} recorded {where}, {listed}. The line under '
+            "each output says which, and opens onto its record.</p>")
 
 
 def line_count(published: Mapping[str, Any], key: str) -> int | None:

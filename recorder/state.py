@@ -66,6 +66,8 @@ def inputs(project: Project) -> list[Path]:
     folders = [(root / SNIPPETS_DIR, "**/*"), (root / OUTPUTS_DIR, "**/*"), (root / PUBLISHED_DIR, "**/*"),
                (docs, "*.md"), (docs / NOTEBOOKS_DIR, "*.ipynb"), (root / "compat", "*.json")]
     found = [project.config_file, root / REQUIREMENTS]
+    # The code that judges the state, and words what the pages say of it, is an input too.
+    folders.append((Path(__file__).parent, "**/*.py"))
     for folder, pattern in folders:
         found += sorted(path for path in folder.glob(pattern)
                         if path.is_file() and _SKIPPED.isdisjoint(path.relative_to(folder).parts))
@@ -76,7 +78,7 @@ def digest(project: Project) -> str:
     """The content of every input, the libraries installed and the repository's variables, as one digest."""
     hashed = hashlib.sha256()
     for path in inputs(project):
-        hashed.update(f"{path.relative_to(project.root)}\0{path.stat().st_size}\0".encode())
+        hashed.update(f"{path}\0{path.stat().st_size}\0".encode())
         hashed.update(path.read_bytes())
     environment = {package: installed_version(package) for package in VERSIONED_PACKAGES}
     environment["python"] = sys.version

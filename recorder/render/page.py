@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from recorder.directives import (Block, Compatibility, Directive, Example, Figure, Listing, Parts, Provenance, Value,
+from recorder.directives import (Block, Compatibility, Directive, Example, Figure, Listing, Origins, Parts, Provenance,
+                                 Value,
                                  parse)
 from recorder.errors import PageError
 from recorder.pinned import SNIPPETS_DIR
-from recorder.provenance import record_table
+from recorder.provenance import origins, record_table
 from recorder.record.project import Project
 from recorder.recorded import Recorded, check_include, fence
 from recorder.render import compat_page
@@ -70,6 +71,10 @@ def prepare(directives: list[Directive], shown: Recorded) -> PreparedPage:
             except CompatError as error:
                 raise PageError(str(error)) from None
             prepared.outputs.append((directive, html))
+        elif isinstance(directive, Origins):
+            if directive.part is not None and directive.part not in shown.parts:
+                raise PageError(f"`{directive.text}` names no part: the parts are {', '.join(shown.parts)}.")
+            prepared.outputs.append((directive, origins(shown.manifest, shown.parts, directive.part)))
         elif isinstance(directive, Parts):
             prepared.fences.append((directive, [directive.indent + line for line in _part_list(shown)]))
         else:
