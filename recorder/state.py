@@ -191,7 +191,11 @@ def _configuration_being_read() -> Path:
         if isinstance(loader, yaml.Loader) and Path(str(loader.name)).is_file():
             return Path(str(loader.name)).resolve()
         if frame.f_code.co_name == "parse_mkdocs_config" and "path" in frame.f_locals:
-            return Path(frame.f_locals["path"]).resolve()
+            path = Path(frame.f_locals["path"]).resolve()
+            if Path.cwd().resolve() != path.parent:  # its pymdownx.snippets reads base_path from there
+                raise Unpublishable(f"Zensical reads the snippets from the folder it runs in, not from {path.name}'s: "
+                                    f"run it from {path.parent}.")
+            return path
         frame = frame.f_back
     raise Unpublishable("recorder.state.checked is called from the configuration file, by MkDocs or Zensical, "
                         "which name the file; elsewhere, pass its path.")

@@ -25,7 +25,9 @@ def copy_project(copy: Path) -> Path:
     for part in PROJECT_PARTS:
         source = ROOT / part
         if source.is_dir():
-            shutil.copytree(source, copy / part, ignore=shutil.ignore_patterns("__pycache__", ".record.lock"))
+            # docs/generated/ is the state this checkout keeps: a copy works out its own.
+            shutil.copytree(source, copy / part,
+                            ignore=shutil.ignore_patterns("__pycache__", ".record.lock", "generated"))
         else:
             (copy / part).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, copy / part)

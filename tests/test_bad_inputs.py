@@ -360,3 +360,43 @@ def test_an_edit_is_stale_however_soon_after_a_record_and_whatever_the_file_time
     os.utime(snippet)
     status, printed, _ = in_process("record")
     assert status == 0 and "is up to date" in printed
+
+
+def test_a_snippet_with_a_syntax_error_is_named_with_its_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    part = parts(project)[0]
+    broken = project / "snippets" / part / "broken.py"
+    broken.write_text('print("one")\nprint("two"\n', encoding="utf-8")
+    assert main(["--root", str(project), "check"]) == 1
+    said = capsys.readouterr().err
+    assert f"{broken}:2: " in said and "Fix the syntax error in the snippet" in said, said
+
+
+def test_a_damaged_manifest_is_named_with_its_fix(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "outputs" / "manifest.json").write_text("{", encoding="utf-8")
+    assert main(["--root", str(project), "check"]) == 1
+    said = capsys.readouterr().err
+    assert f"{project / 'outputs' / 'manifest.json'} is not a valid manifest" in said, said
+    assert "git checkout -- outputs/manifest.json" in said
+
+
+def test_each_file_is_synced_before_it_replaces_the_old_and_its_folder_after(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kill cannot show a missing sync, as the page cache survives it; a power cut would. So the order is checked:
+    a file's bytes reach the disk before it takes the old one's name, and the folder's entry after."""
+    calls: list[tuple[str, str]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(descriptor: int) -> None:
+        calls.append(("fsync", os.readlink(f"/proc/self/fd/{descriptor}")))
+        real_fsync(descriptor)
+
+    def replace(source: str | Path, target: str | Path) -> None:
+        calls.append(("replace", str(target)))
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    target = project / "outputs" / "synced.txt"
+    store.replace_file(target, b"new\n")
+    staged = str(target.with_name(f".{target.name}.tmp"))
+    assert calls == [("fsync", staged), ("replace", str(target)), ("fsync", str(target.parent))], calls

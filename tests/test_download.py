@@ -224,3 +224,34 @@ def test_offline_a_snippet_loading_a_file_the_cache_lacks_is_told_what_a_tokeniz
     hint = (f"GPT-2's vocab.json and merges.txt alone: load it from them, as GPT2Tokenizer.from_pretrained("
             f"{MODEL_ID!r}, revision=REVISION) does (AutoTokenizer also reads config.json")
     assert (hint in message) == (loads == "tokenizer")
+
+
+def test_the_probe_gives_the_hub_a_few_seconds_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hub that accepts and never answers holds the probe as long as its timeout: that timeout stays short."""
+    from recorder.record import hub
+
+    asked: list[float] = []
+
+    def silent(address: tuple[str, int], timeout: float) -> None:
+        asked.append(timeout)
+        raise TimeoutError("no answer")
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(hub.socket, "create_connection", silent)
+    assert hub.hub_reachable() is False
+    assert asked and 0 < asked[0] <= 5, f"the probe waits {asked} s for a hub that never answers"
+
+
+def test_offline_the_packaged_tokenizer_files_are_copied_only_if_they_are_the_pinned_ones(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from recorder.record import hub
+
+    tampered = tmp_path / "encoder.json"
+    tampered.write_text("{}", encoding="utf-8")
+    real = hub.packaged_tokenizer_files()
+    monkeypatch.setattr(hub, "packaged_tokenizer_files", lambda: {**real, "vocab.json": tampered})
+    monkeypatch.setattr(hub, "_snapshot", lambda: tmp_path / "snapshot")
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
+    with pytest.raises(hub.ModelUnavailable, match="vocab.json"):
+        hub.tokenizer_snapshot()
+    assert not (tmp_path / "snapshot" / "vocab.json").exists(), "a file unlike the pinned one was copied"

@@ -81,3 +81,14 @@ def test_make_site_where_torch_is_another_build_of_the_same_release_rewrites_not
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "recorded" not in ran.stdout, ran.stdout
     assert [snapshot(project / folder) for folder in ("outputs", "docs")] == before
+
+
+def test_another_transformers_release_is_named_for_every_snippet_that_loads_gpt2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each package an output depends on is compared, not torch alone: transformers decides what a model prints."""
+    monkeypatch.setattr(snippets, "installed_version",
+                        lambda package: "5.18.0" if package == "transformers" else real_installed_version(package))
+    found = store.problems(ROOT)
+    loading = {name for name, entry in store.read_manifest(ROOT).items() if "transformers" in entry.get("versions", {})}
+    assert loading and {problem.snippet for problem in found} == loading
+    for problem in found:
+        assert "transformers: recorded with 5.17.0, installed 5.18.0" in problem.message

@@ -1,0 +1,189 @@
+"""One state, one check: `recorder check`, MkDocs and Zensical, cold or with Zensical's cache warm, refuse exactly the
+same trees, each drift for its own reason alone, with the project's message and no traceback."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from recorder import state
+from recorder.directives import Figure, parse
+from recorder.record.project import Project
+from recorder.values import templates
+from support import ROOT, build, copy_project, offline_env
+
+ZENSICAL = str(Path(sys.executable).with_name("zensical"))
+PROJECT = Project.load(ROOT)
+PARTS = PROJECT.parts()
+
+
+def zensical(project: Path, *, cold: bool = False) -> subprocess.CompletedProcess[str]:
+    if cold:
+        shutil.rmtree(project / ".cache", ignore_errors=True)
+    return subprocess.run([ZENSICAL, "build", "--strict"], cwd=project, env=offline_env(), capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+def check(project: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "recorder", "check"], cwd=project, env=offline_env(),
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def _appended(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as stream:
+        stream.write(text)
+
+
+def _a_figure() -> str:
+    """A snippet a page shows as a figure: its output is in no notebook, so a hand edit of it is one drift."""
+    for part in PARTS:
+        for directive in parse(PROJECT.page(part.page)[0]):
+            if isinstance(directive, Figure):
+                return directive.name
+    raise AssertionError("no page shows a figure")
+
+
+def _an_open_field() -> tuple[str, str, str]:
+    """A template line with a `{}`, where a page quotes nothing: (its part, the line, the line with a value named)."""
+    for part in PARTS:
+        for template in templates(ROOT, part.name):
+            for line in template.lines:
+                if "{}" in line:
+                    return part.name, line, line.replace("{}", "{never_quoted}", 1)
+    raise AssertionError("no template leaves a field open")
+
+
+def _change_snippet(project: Path) -> list[str]:
+    name = next(name for name in project.joinpath("outputs", PARTS[0].name).glob("*.txt")).stem
+    _appended(project / "snippets" / PARTS[0].name / f"{name}.py", "\n# edited\n")
+    return [f"snippets/{PARTS[0].name}/{name}.py", "changed since its output was recorded", "make record"]
+
+
+def _edit_output(project: Path) -> list[str]:
+    figure = _a_figure()
+    _appended(project / "outputs" / f"{figure}.txt", "\n")
+    return [f"outputs/{figure}.txt differs from what `make record` wrote", "git checkout"]
+
+
+def _declare_unquoted_value(project: Path) -> list[str]:
+    part, line, named = _an_open_field()
+    values = project / "snippets" / part / "values.yml"
+    values.write_text(values.read_text(encoding="utf-8").replace(line, named, 1), encoding="utf-8")
+    return [f"value `{part}/never_quoted` is declared in snippets/{part}/values.yml but no page quotes it"]
+
+
+def _quote_unknown_value(project: Path) -> list[str]:
+    part = PARTS[-1]
+    _appended(project / "docs" / part.page, f"\nIt is {{{{ value {part.name}/unknown_here }}}}.\n")
+    return [f"docs/{part.page}", f"unknown value `{part.name}/unknown_here`"]
+
+
+DRIFTS: dict[str, Callable[[Path], list[str]]] = {
+    "a snippet": _change_snippet,
+    "an output": _edit_output,
+    "values.yml": _declare_unquoted_value,
+    "a page": _quote_unknown_value,
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("drift", DRIFTS)
+def test_each_drift_fails_check_and_both_engines_cold_and_warm_for_its_own_reason(tmp_path: Path, drift: str) -> None:
+    project = copy_project(tmp_path / "project")
+    warmed = zensical(project)
+    assert warmed.returncode == 0, warmed.stderr
+    said = DRIFTS[drift](project)
+
+    problems = state.current(Project.load(project)).problems
+    assert len(problems) == 1, f"{drift} fails for more than its own reason: {problems}"
+    assert all(part in problems[0] for part in said), problems[0]
+
+    checked, mkdocs = check(project), build(project)
+    warm, cold = zensical(project), zensical(project, cold=True)
+    for who, code, printed in (("recorder check", checked.returncode, checked.stderr),
+                               ("mkdocs build", mkdocs.returncode, mkdocs.stderr),
+                               ("zensical build, cache warm", warm.returncode, warm.stdout + warm.stderr),
+                               ("zensical build, cold", cold.returncode, cold.stdout + cold.stderr)):
+        assert code != 0, f"{who} passed {drift}"
+        assert problems[0] in printed, f"{who} did not give the project's message:\n{printed}"
+        assert "Traceback" not in printed, f"{who} printed a traceback:\n{printed}"
+
+
+@pytest.mark.slow
+def test_an_undone_drift_builds_again_warm(tmp_path: Path) -> None:
+    """The state is kept by content: the same files give the same state, which a warm build takes as it is."""
+    project = copy_project(tmp_path / "project")
+    snippet = project / "snippets" / PARTS[0].name / "vocabulary_size.py"
+    snippet = snippet if snippet.exists() else next((project / "snippets" / PARTS[0].name).glob("*.py"))
+    original = snippet.read_bytes()
+    assert zensical(project).returncode == 0
+    _appended(snippet, "\n# edited\n")
+    assert zensical(project).returncode != 0
+    snippet.write_bytes(original)
+    again = zensical(project)
+    assert again.returncode == 0, again.stdout + again.stderr
+
+
+@pytest.mark.slow
+def test_another_configuration_file_and_docs_folder_built_from_another_folder(tmp_path: Path) -> None:
+    """`mkdocs build -f OTHER.yml`, with no mkdocs.yml beside it and another docs folder, run from elsewhere: the
+    state is the one of the file given."""
+    project = copy_project(tmp_path / "project")
+    (project / "docs").rename(project / "pages")
+    config = (project / "mkdocs.yml").read_text(encoding="utf-8")
+    (project / "site.yml").write_text(f"docs_dir: pages\n{config}", encoding="utf-8")
+    (project / "mkdocs.yml").unlink()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "site.yml")],
+                            cwd=elsewhere, env=offline_env(), capture_output=True, text=True, timeout=300,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    assert (project / "pages" / "generated" / "state.json").is_file(), "the state of the file given"
+    assert (project / "site" / "generated" / "outputs" / "manifest.json").is_file()
+    page = (project / "site" / PARTS[0].name / "index.html").read_text(encoding="utf-8")
+    assert "recorded-output" in page and "{{" not in page
+
+    _appended(project / "pages" / PARTS[0].page, f"\n{{{{ value {PARTS[0].name}/unknown_here }}}}\n")
+    refused = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "site.yml")],
+                             cwd=elsewhere, env=offline_env(), capture_output=True, text=True, timeout=300,
+                             check=False)
+    assert refused.returncode != 0
+    assert f"pages/{PARTS[0].page}: unknown value" in refused.stderr and "Traceback" not in refused.stderr
+
+
+@pytest.mark.slow
+def test_zensical_run_from_another_folder_says_why_it_cannot(tmp_path: Path) -> None:
+    project = copy_project(tmp_path / "project")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = subprocess.run([ZENSICAL, "build", "--strict", "-f", str(project / "mkdocs.yml")], cwd=elsewhere,
+                            env=offline_env(), capture_output=True, text=True, timeout=300, check=False)
+    printed = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert f"run it from {project.resolve()}" in printed and "Traceback" not in printed, printed
+
+
+def test_the_state_is_kept_by_content_not_by_file_times(project: Path) -> None:
+    before = state.current(Project.load(project))
+    for path in state.inputs(Project.load(project)):
+        path.touch()
+    assert state.current(Project.load(project)) == before
+    _appended(project / "docs" / PARTS[0].page, "\nOne more sentence.\n")
+    after = state.current(Project.load(project))
+    assert after.digest != before.digest and not after.problems
+
+
+def test_a_kept_state_that_is_damaged_is_worked_out_anew(project: Path) -> None:
+    loaded = Project.load(project)
+    digest = state.current(loaded).digest
+    kept = state.generated_dir(loaded) / state.STATE_FILE
+    kept.write_text("{not json", encoding="utf-8")
+    assert state.current(loaded).digest == digest
+    assert re.search(r'"digest": "[0-9a-f]{64}"', kept.read_text(encoding="utf-8"))
