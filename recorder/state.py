@@ -90,15 +90,19 @@ def digest(project: Project) -> str:
 def work_out(project: Project, content: str) -> State:
     """The state of the project whose inputs have digest `content`: every problem, every notice."""
     # Imported here: a build whose state is already known reads none of them.
-    from recorder.record import notebook
+    from recorder.record import notebook, store
     from recorder.recorded import recorded
     from recorder.render import compat_page
     from recorder.render.page import pages_problems, unused_values
 
     try:
         shown = recorded(project, repository.from_environment(os.environ))
-        problems = [problem.message for problem in notebook.drift(project, shown)]
-        problems += unused_values(project, shown) + pages_problems(project, shown)
+        # Outputs that lag behind first, alone: a notebook, a value or a page that reads them would only repeat
+        # the same cause in other words.
+        problems = [problem.message for problem in store.problems(project.root, entries=shown.manifest)]
+        if not problems:
+            problems = [problem.message for problem in notebook.problems(project, shown)]
+            problems += unused_values(project, shown) + pages_problems(project, shown)
     except RecorderError as error:
         problems = [str(error)]
     notices = [problem.message for problem in compat_page.problems(project.root)]

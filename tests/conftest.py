@@ -105,6 +105,18 @@ def built_site(shared_folder: Path) -> Path:
     return made_once(shared_folder, "site", build_with_the_command_line)
 
 
+@pytest.fixture(scope="session")
+def zensical_site(shared_folder: Path) -> Path:
+    """A copy of the project built by `zensical build --strict` from its folder, as Zensical is run."""
+    def build(folder: Path) -> None:
+        copy_project(folder)
+        result = subprocess.run([str(Path(sys.executable).with_name("zensical")), "build", "--strict"], cwd=folder,
+                                env=offline_env(), capture_output=True, text=True, timeout=300, check=False)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    return made_once(shared_folder, "zensical", build) / "site"
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A copy of the project to break on purpose."""

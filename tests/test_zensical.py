@@ -4,14 +4,15 @@ download, and drift fails it too."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup, Tag
+from urllib.parse import unquote, urlsplit
 
-from conftest import made_once
 from recorder.record.project import Part, Project
 from support import ROOT, copy_project, offline_env
 
@@ -24,16 +25,6 @@ def zensical_build(project: Path) -> subprocess.CompletedProcess[str]:
     """`zensical build --strict` in `project`, from which it resolves the snippets' base path."""
     return subprocess.run([ZENSICAL, "build", "--strict"], cwd=project, env=offline_env(), capture_output=True,
                           text=True, timeout=300, check=False)
-
-
-@pytest.fixture(scope="session")
-def zensical_site(shared_folder: Path) -> Path:
-    def build(folder: Path) -> None:
-        copy_project(folder)
-        result = zensical_build(folder)
-        assert result.returncode == 0, result.stdout + result.stderr
-
-    return made_once(shared_folder, "zensical", build) / "site"
 
 
 def article(site: Path, page: str) -> Tag:
@@ -104,3 +95,32 @@ def test_a_drifted_output_fails_the_zensical_build_too(project: Path) -> None:
     result = zensical_build(project)
     assert result.returncode != 0
     assert f"{name} differs from what `make record` wrote" in result.stderr, result.stderr
+
+
+def internal_links(site: Path, page: Path) -> list[tuple[str, Path]]:
+    """Each link and source of a built page that stays inside the site, with the file it must lead to."""
+    document = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    found = []
+    addresses = [str(element[attribute]) for attribute in ("href", "src")
+                 for element in document.find_all(**{attribute: True})]
+    for address in addresses:
+        parsed = urlsplit(address)
+        if parsed.scheme or parsed.netloc or not parsed.path:
+            continue  # elsewhere, or an anchor of the page itself
+        folder = site if parsed.path.startswith("/") else page.parent  # the 404 page links from the site's root
+        path = (folder / unquote(parsed.path).lstrip("/")).resolve()
+        found.append((address, path / "index.html" if address.endswith("/") or path.is_dir() else path))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["mkdocs", "zensical"])
+def test_no_link_of_either_build_leads_nowhere(built_site: Path, zensical_site: Path, engine: str) -> None:
+    site = (built_site if engine == "mkdocs" else zensical_site).resolve()
+    pages = sorted(site.rglob("*.html"))
+    broken = [f"{page.relative_to(site)}: {address}" for page in pages for address, path in internal_links(site, page)
+              if not path.is_file()]
+    listed = re.findall(r"\]\(<?(http://127\.0\.0\.1:8000/[^)>]*)>?\)", (site / "llms.txt").read_text(encoding="utf-8"))
+    broken += [f"llms.txt: {url}" for url in listed
+               if not (site / url.removeprefix("http://127.0.0.1:8000/")).is_file()]
+    assert pages and listed and not broken, "links that lead nowhere:\n" + "\n".join(broken)
