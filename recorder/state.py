@@ -34,6 +34,7 @@ from recorder.record.snippets import REQUIREMENTS, VERSIONED_PACKAGES, installed
 
 STATE_FILE = "state.json"
 _SKIPPED = {".transaction", ".record.lock", "__pycache__"}
+MKDOCS = "mkdocs"
 _CHECKED: dict[str, Path] = {}  # digest -> the configuration file whose state it is
 
 
@@ -169,16 +170,19 @@ def check(project: Project) -> State:
 
 
 def checked(config_file: str | None = None) -> str:
-    """Called by an engine from the configuration file it is reading: the state's digest, once it is publishable."""
-    path = Path(config_file).resolve() if config_file else _configuration_being_read()
+    """Called by an engine from the configuration file it is reading: the state's digest, once it is publishable.
+
+    Under MkDocs, an unpublishable state is left to its plugin, which stops the build as MkDocs stops one, so that
+    its preview reports the message alone where it would print a traceback for an error in the configuration."""
+    path, engine = (Path(config_file).resolve(), "") if config_file else _configuration_being_read()
     try:
-        content = check(Project.load(path.parent, path)).digest
-    except Unpublishable:
-        raise
+        found = current(Project.load(path.parent, path))
     except RecorderError as error:
         raise Unpublishable(str(error)) from None
-    _CHECKED[content] = path
-    return content
+    if found.failure and engine != MKDOCS:
+        raise Unpublishable(found.failure)
+    _CHECKED[found.digest] = path
+    return found.digest
 
 
 def configuration_of(content: str) -> Path | None:
@@ -186,20 +190,20 @@ def configuration_of(content: str) -> Path | None:
     return _CHECKED.get(content)
 
 
-def _configuration_being_read() -> Path:
-    """The file whose YAML calls `checked`: MkDocs' loader is named after the file it reads; Zensical hands the
-    file's path to its parser and the loader its text."""
+def _configuration_being_read() -> tuple[Path, str]:
+    """The file whose YAML calls `checked`, and which engine reads it: MkDocs' loader is named after the file it
+    reads; Zensical hands the file's path to its parser and the loader its text."""
     frame = sys._getframe(1)
     while frame is not None:
         loader = frame.f_locals.get("self")
         if isinstance(loader, yaml.Loader) and Path(str(loader.name)).is_file():
-            return Path(str(loader.name)).resolve()
+            return Path(str(loader.name)).resolve(), MKDOCS
         if frame.f_code.co_name == "parse_mkdocs_config" and "path" in frame.f_locals:
             path = Path(frame.f_locals["path"]).resolve()
             if Path.cwd().resolve() != path.parent:  # its pymdownx.snippets reads base_path from there
                 raise Unpublishable(f"Zensical reads the snippets from the folder it runs in, not from {path.name}'s: "
                                     f"run it from {path.parent}.")
-            return path
+            return path, "zensical"
         frame = frame.f_back
     raise Unpublishable("recorder.state.checked is called from the configuration file, by MkDocs or Zensical, "
                         "which name the file; elsewhere, pass its path.")

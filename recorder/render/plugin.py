@@ -17,14 +17,14 @@ from typing import Any
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
+from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from recorder import repository
+from recorder import repository, state
 from recorder.errors import PageError, RecorderError
 from recorder.pinned import GENERATED
 from recorder.record.project import PLUGIN, Project
@@ -54,8 +54,12 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         try:
             self.project = Project.load(Path(config.config_file_path).parent, Path(config.config_file_path))
             self.parts = {part.name: part for part in self.project.parts()}
+            found = state.current(self.project)  # kept: the configuration worked it out moments ago
         except RecorderError as error:
             raise PluginError(str(error)) from None
+        if found.failure:
+            # Abort, as MkDocs stops a build: its preview then reports the message alone, without a traceback.
+            raise Abort(f"Error: {found.failure}")
         config.mdx_configs[EXTENSION] = {**config.mdx_configs.get(EXTENSION, {}), "notebook_pages": True,
                                          "project": str(self.project.config_file)}
         config.mdx_configs["pymdownx.snippets"] = self.project.snippet_settings()
