@@ -2,7 +2,7 @@
 
 import torch
 
-from toy_table import embedding_matrix
+from toy_table import embedding_matrix, words
 
 # --8<-- [start:lookup]
 token_ids = torch.tensor([0, 1, 3])
@@ -10,5 +10,7 @@ token_ids = torch.tensor([0, 1, 3])
 embeddings = embedding_matrix[token_ids]
 # --8<-- [end:select]
 
+print(embedding_matrix.shape, dict(enumerate(words)))
+print(token_ids.tolist(), "→", [words[token_id] for token_id in token_ids.tolist()])
 print(embeddings)
 # --8<-- [end:lookup]
