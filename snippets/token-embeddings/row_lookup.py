@@ -2,7 +2,7 @@
 
 import torch
 
-from toy_table import embedding_matrix, words
+from toy_table import embedding_matrix
 
 # --8<-- [start:lookup]
 token_ids = torch.tensor([0, 1, 3])
@@ -10,7 +10,5 @@ token_ids = torch.tensor([0, 1, 3])
 embeddings = embedding_matrix[token_ids]
 # --8<-- [end:select]
 
-print(embedding_matrix.shape, dict(enumerate(words)))
-print(token_ids.tolist(), "→", [words[token_id] for token_id in token_ids.tolist()])
 print(embeddings)
 # --8<-- [end:lookup]
