@@ -1,6 +1,6 @@
 """Which rows of the embedding matrix one training step gives a non-zero gradient, with the output layer tied to it
 and without. The model is built from GPT-2's configuration with one layer and random weights, so nothing is
-downloaded; two seeds show that the rows do not depend on the weight values."""
+downloaded. A second seed repeats it with other random weights."""
 
 import torch
 from transformers import AutoModelForCausalLM, GPT2Config, GPT2LMHeadModel
@@ -26,7 +26,7 @@ for seed in (1, 2):
         tied = model.lm_head.weight is model.transformer.wte.weight
         rows, total = rows_with_gradient(model), wte_weight.shape[0]
         listed = "" if len(rows) == total else f": {rows}"
-        print(f"seed {seed}, {'tied' if tied else 'untied'}: {len(rows):,} of {total:,} rows{listed}")
+        print(f"seed {seed}, {'tied' if tied else 'untied'}: {len(rows):,} of {total:,} rows non-zero{listed}")
 # --8<-- [end:rows]
 
 # What the page says of this example, checked whenever it runs. The class built here is the one
