@@ -61,13 +61,13 @@ record: $(STAMP) ## Re-run stale snippets and record their outputs (FORCE=1, PUB
 site: $(STAMP) ## Record what is stale, then build the site strictly into site/
 	$(BIN)/python -m recorder site $(RECORD_FLAGS)
 
-# Recording may fail (no model here): the preview then marks the stale outputs instead.
+# Recording may fail (no model here): the preview then says why on each rebuild, and serves the last build.
 serve: $(STAMP) ## Live preview on http://127.0.0.1:8000, reloading on page and snippet edits
 	-$(BIN)/python -m recorder record $(RECORD_FLAGS)
 	$(BIN)/python -m mkdocs serve --strict
 
 # Only the docs' fences run under pytest here, without the suite's addopts (coverage of snippets/).
-check: $(STAMP) ## Before pushing: outputs up to date, strict build, the docs' code (no browser, no model)
+check: $(STAMP) ## Before pushing: the state every build checks, strict build, the docs' code (no browser, no model)
 	$(BIN)/python -m recorder check
 	$(BIN)/python -m mkdocs build --strict
 	$(BIN)/python -m pytest -o addopts= --markdown-docs --markdown-docs-syntax=superfences --ignore=docs/generated README.md docs

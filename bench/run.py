@@ -40,11 +40,12 @@ from mkdocs.utils.meta import get_data
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
 from recorder.record import published
-from recorder.record.project import CONFIG_FILE, PLUGIN
+from recorder.record.project import CONFIG_FILE, NOTEBOOKS_DIR, PLUGIN, Project
 from recorder.record.runner import QUIET_LIBRARIES
 from recorder.record.snippets import discover, import_path, local_modules, parts
 from recorder.directives import parse
-from recorder.render.extension import prepare, state, with_fences
+from recorder.recorded import recorded
+from recorder.render.page import prepare, with_fences
 from recorder.render.plugin import EXTENSION
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -152,7 +153,9 @@ def write_plain_config(root: Path) -> None:
     notebook as the plugin lists them: llms.txt's Markdown of a page costs the same with the plugin or without."""
     config, entry = (root / CONFIG_FILE).read_text(encoding="utf-8"), f"  - {PLUGIN}:\n"
     assert config.count(entry) == 1, f"{CONFIG_FILE} lists the plugin other than as `{entry.strip()}` with options"
-    config = config.replace(entry, f"{entry}      enabled: false\n").replace(f"  - {EXTENSION}\n", "")
+    config = config.replace(entry, f"{entry}      enabled: false\n")
+    config, found = re.subn(rf"(?m)^  - {re.escape(EXTENSION)}:\n(?:(?: {{6}}.*)?\n)*", "", config)
+    assert found == 1, f"{CONFIG_FILE} lists the extension other than as `- {EXTENSION}:` with its options"
     # The llmstxt plugin's `sections:` block, in one line of JSON (which is YAML) listing them all.
     config, found = re.subn(r"(?m)^      sections:\n(?:(?: {8}.*)?\n)*",
                             f"      sections: {json.dumps(llms_sections(root))}\n", config)
@@ -167,7 +170,7 @@ def write_plain_pages(root: Path) -> None:
     """docs/ copied as PLAIN_DOCS, each page's directives replaced by what the extension renders them to: a fence
     for code, HTML for an output, a figure or a table, text for a value. Built plainly, they are the site's pages."""
     shutil.copytree(root / "docs", root / PLAIN_DOCS)
-    shown = state(root).recorded
+    shown = recorded(Project.load(root))
     for path in sorted((root / PLAIN_DOCS).glob("*.md")):
         page = path.read_text(encoding="utf-8")
         body = get_data(page)[0]
@@ -177,6 +180,10 @@ def write_plain_pages(root: Path) -> None:
             expanded = expanded.replace(f"\n{directive.text}\n", f"\n{html}\n", 1)
         for text, value in prepared.values.items():
             expanded = expanded.replace(text, value)
+        if path.stem in shown.parts:  # under its title, the link the extension adds to the part's notebook
+            title = next(line for line in expanded.split("\n") if line.startswith("# "))
+            notebook = f"[Read this part's examples as a Jupyter notebook]({NOTEBOOKS_DIR}/{path.stem}.ipynb)"
+            expanded = expanded.replace(title, f"{title}\n\n{notebook}", 1)
         path.write_text(page.replace(body, expanded), encoding="utf-8")
 
 

@@ -275,7 +275,7 @@ def test_a_part_s_page_opens_its_notebook_which_renders_its_cells_and_offers_the
     notebook = json.loads((DOCS / part.notebook).read_text(encoding="utf-8"))
     code_cells = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
     page = visit.open(built_path(part.page))
-    page.get_by_role("link", name="Open this part's companion notebook").click()
+    page.get_by_role("link", name="Read this part's examples as a Jupyter notebook").click()
     page.wait_for_load_state("networkidle")
     assert page.url == visit.base_url + notebook_path(part)
     draw_whole_page(page)

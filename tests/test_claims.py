@@ -109,7 +109,7 @@ def test_the_series_page_states_the_publishing_rule_the_code_applies() -> None:
     on a model class; the page says that, and no longer that every output is recorded from running its file."""
     published = {name for name, entry in MANIFEST.items() if entry["origin"] == "published"}
     assert published == {name for name, snippet in SNIPPETS.items() if snippet.loads == "weights"}
-    assert "a snippet that loads them (one that calls `from_pretrained` on a model class)" in SERIES
+    assert "snippet that loads GPT-2's weights (one that calls `from_pretrained` on a model class)" in SERIES
     assert "never typed by hand" not in SERIES and "that depend on GPT-2's real weights" not in SERIES
     assert f"the article *{PROJECT.options.published_article}*" in SERIES
     stated = PROJECT.options.published_with

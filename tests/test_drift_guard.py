@@ -75,7 +75,7 @@ def drifts(project: Path, part: Part) -> dict[str, tuple[tuple[Path, str, str], 
         ),
         "an unknown directive": (
             appended(page, "\n{{ chart lookup.svg }}\n"),
-            [f"docs/{part.page}", "unknown directive", "Use code, example, figure, provenance, compatibility, parts or value"],
+            [f"docs/{part.page}", "unknown directive", "Use code, example, figure, provenance, compatibility, parts, origins or value"],
         ),
         "a page including a missing file": (
             appended(page, f"\n{{{{ code {part.name}/row_lookups.py:lookup }}}}\n"),

@@ -101,7 +101,7 @@ MALFORMED = [
     ('{{ figure PART/missing_figure.py "A figure." }}', "snippets/{part}/missing_figure.py does not exist"),
     ("{{ example FILE:lookup highlight=Select }}", "optionally followed by highlight=SUBSECTION"),
     ("{{ example example.py }}", "needs PART/FILE.py or PART/FILE.py:SECTION"),
-    ("{{ chart lookup.svg }}", "Use code, example, figure, provenance, compatibility, parts or value"),
+    ("{{ chart lookup.svg }}", "Use code, example, figure, provenance, compatibility, parts, origins or value"),
     ("{{ provenance FILE }}", "takes nothing: write `{{ provenance }}`"),
     ('{{ figure FILE "Rows {{ value PART/nowhere }}." }}', "unknown value `{part}/nowhere`"),
     ('{{ figure FILE "Rows {{ value Rows }}." }}', "`{{ value Rows }}` needs PART/NAME"),

@@ -155,7 +155,8 @@ def test_another_configuration_file_and_docs_folder_built_from_another_folder(tm
                              cwd=elsewhere, env=offline_env(), capture_output=True, text=True, timeout=300,
                              check=False)
     assert refused.returncode != 0
-    assert f"pages/{PARTS[0].page}: unknown value" in refused.stderr and "Traceback" not in refused.stderr
+    said = refused.stdout + refused.stderr
+    assert f"pages/{PARTS[0].page}: unknown value" in said and "Traceback" not in said, said
 
 
 @pytest.mark.slow
@@ -187,3 +188,46 @@ def test_a_kept_state_that_is_damaged_is_worked_out_anew(project: Path) -> None:
     kept.write_text("{not json", encoding="utf-8")
     assert state.current(loaded).digest == digest
     assert re.search(r'"digest": "[0-9a-f]{64}"', kept.read_text(encoding="utf-8"))
+
+
+# What a page says of outputs that were not run against GPT-2 (as the provenance line, the part's origins and the
+# notebooks word it), and what they said before those words were derived from the records.
+NOT_RUN = re.compile(r"did not run (?:its|their) snippets? against GPT-2|not run against GPT-2 by the build|"
+                     r"machines that build this site cannot|nothing here could recompute|not re-run by the build",
+                     re.IGNORECASE)
+
+
+@pytest.mark.slow
+def test_a_build_whose_model_outputs_were_executed_says_so_and_nowhere_that_they_could_not_be(tmp_path: Path) -> None:
+    """As the publish workflow records them: every published output executed against the pinned weights."""
+    from recorder.pinned import FILE_SHA256, MODEL_ID, REVISION, WEIGHTS_FILE
+    from recorder.record import store
+    from recorder.record.snippets import discover, versions_for
+    from recorder.record.step import record
+
+    project = copy_project(tmp_path / "project")
+    entries, snippets = store.read_manifest(project), discover(project)
+    published = [name for name, entry in entries.items() if entry["origin"] == "published"]
+    assert published, "no published output: nothing to turn into an executed one"
+    for name in published:
+        entry = entries[name]
+        entry.pop("published", None)
+        entry["origin"] = "executed"
+        entry["model"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "weights",
+                          "files": {WEIGHTS_FILE: FILE_SHA256[WEIGHTS_FILE]}}
+        entry["versions"] = {"python": entry["versions"].get("python"), **versions_for(snippets[name])}
+    (project / "outputs" / "manifest.json").write_bytes(store.manifest_bytes(entries))
+    record(project, report=lambda line: None)  # nothing to run: it writes what follows, the notebooks
+    built = build(project)
+    assert built.returncode == 0, built.stderr
+
+    texts = {page.relative_to(project / "site").as_posix(): page.read_text(encoding="utf-8")
+             for page in (project / "site").rglob("*.html")}
+    texts |= {notebook.name: notebook.read_text(encoding="utf-8")
+              for notebook in (project / "docs" / "notebooks").glob("*.ipynb")}
+    said = {where: found.group(0) for where, text in texts.items() if (found := NOT_RUN.search(text))}
+    assert not said, f"pages that say the model outputs were not run: {said}"
+    part = next(part for part in PARTS if any(name.startswith(f"{part.name}/") for name in published))
+    page = texts[f"{part.name}/index.html"]
+    assert "ran against GPT-2&#x27;s weights, their sha256 verified" in page or \
+           "ran against GPT-2's weights, their sha256 verified" in page

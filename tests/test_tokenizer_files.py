@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from recorder.pinned import FILE_SHA256
+from recorder.pinned import FILE_SHA256, GENERATED
 from recorder.render import tokenizer_files
 
 
@@ -36,12 +36,13 @@ def test_the_site_publishes_the_pinned_tokenizer_files_and_the_page_names_their_
         loaded = json.loads(loader[1])
         up = "../" * (len(path.parts) - 1)
         assert loaded["src"] == f"{up}javascripts/try_tokenizer.js"
+        placeholder = BeautifulSoup(page, "html.parser").select_one(".try-tokenizer")
         for name, key in (("vocab.json", "vocab"), ("merges.txt", "merges")):
-            published = built_site / tokenizer_files.SITE_DIR / name
+            published = built_site / GENERATED / tokenizer_files.SITE_DIR / name
             digest = hashlib.sha256(published.read_bytes()).digest()
             assert digest.hex() == FILE_SHA256[name]
-            assert loaded["dataset"][key] == f"{up}{tokenizer_files.SITE_DIR}/{name}"
-            assert loaded["dataset"][f"{key}Integrity"] == f"sha256-{base64.b64encode(digest).decode()}"
+            assert loaded["dataset"][key] == f"{up}{GENERATED}/{tokenizer_files.SITE_DIR}/{name}"
+            assert placeholder[f"data-{key}-integrity"] == f"sha256-{base64.b64encode(digest).decode()}"
 
 
 def test_without_javascript_the_box_s_place_shows_nothing(built_site: Path) -> None:

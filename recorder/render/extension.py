@@ -40,6 +40,7 @@ from recorder.errors import RecorderError
 from recorder.pinned import FILE_SHA256
 from recorder.record.project import NOTEBOOKS_DIR, Project
 from recorder.recorded import Recorded, recorded
+from recorder.repository import Repository
 from recorder.render.page import PreparedPage, prepare, with_fences
 from recorder.render.tokenizer_files import TRY_IT_FILES, integrity
 
@@ -72,6 +73,7 @@ class RecordedOutputs(Extension):
         md.preprocessors.register(_Fences(md, page), "recorded_fences", 33)
         md.treeprocessors.register(_Outputs(md, page), "recorded_outputs", 25)
         md.inlinePatterns.register(_Values(r"\{\{[^{}\n]*\}\}", md, page), "recorded_values", 75)
+        md.treeprocessors.register(_TryIt(md), "recorded_try_it", 7)  # after attr_list (8) gave it its class
         md.treeprocessors.register(_Check(md, page), "recorded_check", 1)
 
     def read(self) -> Recorded:
@@ -111,7 +113,7 @@ class _Fences(Preprocessor):
 class _Outputs(Treeprocessor):
     """Each paragraph that is an output's directive becomes its stashed HTML; one in a raw HTML block or
     sharing its paragraph is found by no paragraph, which `check` reports. Under the page's title, its part's
-    notebook; on the "Try it" box's placeholder, the digests the browser checks its files against."""
+    notebook."""
 
     def __init__(self, md: Markdown, page: _Page) -> None:
         super().__init__(md)
@@ -126,32 +128,41 @@ class _Outputs(Treeprocessor):
                 waiting.remove(found)
                 paragraph.text = self.md.htmlStash.store(found[1])
                 prepared.shown.add(found[0])
-            if "try-tokenizer" in (paragraph.get("class") or "").split():
-                for name, digest in FILE_SHA256.items():
-                    if name in TRY_IT_FILES:
-                        paragraph.set(f"data-{name.partition('.')[0]}-integrity", integrity(digest))
         title = next(iter(root.iter("h1")), None)
         if title is not None and prepared.part in self.page.recorded.parts:
-            root.insert(list(root).index(title) + 1, self.notebook(prepared.part))
+            found = notebook_link(prepared.part, self.page.notebook_pages, self.page.recorded.repository)
+            root.insert(list(root).index(title) + 1, found)
 
-    def notebook(self, part: str) -> Element:
-        """The part's notebook: its page where the engine shows one, else its file to download; and Colab, where
-        the repository is known."""
-        paragraph = Element("p", {"class": "recorded-notebook"})
-        path = f"{NOTEBOOKS_DIR}/{part}.ipynb"
-        if self.page.notebook_pages:
-            anchor = SubElement(paragraph, "a", {"href": path})
-            anchor.text = "Read this part's examples as a Jupyter notebook"
-        else:
-            anchor = SubElement(paragraph, "a", {"href": path, "download": ""})
-            anchor.text = "Download this part's examples as a Jupyter notebook"
-            anchor.tail = " (this build shows notebooks as files, not as pages)"
-        if (found := self.page.recorded.repository) and (colab := found.colab(f"docs/{path}")):
-            separator = SubElement(paragraph, "span")
-            separator.text = " · "
-            link = SubElement(paragraph, "a", {"href": colab})
-            link.text = "Open it in Colab"
-        return paragraph
+
+def notebook_link(part: str, notebook_pages: bool, repository: Repository | None) -> Element:
+    """The part's notebook: its page where the engine shows one, else its file to download; and Colab, where
+    the repository is known."""
+    paragraph = Element("p", {"class": "recorded-notebook"})
+    path = f"{NOTEBOOKS_DIR}/{part}.ipynb"
+    if notebook_pages:
+        anchor = SubElement(paragraph, "a", {"href": path})
+        anchor.text = "Read this part's examples as a Jupyter notebook"
+    else:
+        anchor = SubElement(paragraph, "a", {"href": path, "download": ""})
+        anchor.text = "Download this part's examples as a Jupyter notebook"
+        anchor.tail = " (this build shows notebooks as files, not as pages)"
+    if repository and (colab := repository.colab(f"docs/{path}")):
+        separator = SubElement(paragraph, "span")
+        separator.text = " · "
+        link = SubElement(paragraph, "a", {"href": colab})
+        link.text = "Open it in Colab"
+    return paragraph
+
+
+class _TryIt(Treeprocessor):
+    """The "Try it" box's placeholder carries the digest of each file its tokenizer reads, which the browser checks
+    each file against as it fetches it."""
+
+    def run(self, root: Element) -> None:
+        for paragraph in root.iter("p"):
+            if "try-tokenizer" in (paragraph.get("class") or "").split():
+                for name in TRY_IT_FILES:
+                    paragraph.set(f"data-{name.partition('.')[0]}-integrity", integrity(FILE_SHA256[name]))
 
 
 class _Values(InlineProcessor):
