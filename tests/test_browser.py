@@ -531,3 +531,34 @@ def test_the_try_it_box_refuses_a_tokenizer_file_unlike_the_pinned_one(visit: Vi
     finally:
         page.unroute("**/tokenizer/vocab.json")
     visit.errors.clear()  # the browser reports the refused file as a console error, as it should
+
+
+@pytest.fixture(scope="module")
+def zensical_base_url(zensical_site: Path) -> Iterator[str]:
+    with served(zensical_site) as url:
+        yield url
+
+
+@pytest.mark.parametrize(("path", "attributes"), BOXES, ids=[path for path, _ in BOXES])
+def test_the_try_it_box_gives_the_same_ids_under_zensical(tab: tuple[Page, CDPSession], zensical_base_url: str,
+                                                          path: str, attributes: dict[str, str]) -> None:
+    """Zensical publishes the tokenizer's files as MkDocs does, from the generated folder, and the page hands the box
+    their digests: each recorded case gets the pinned tokenizer's ids there too."""
+    cases = [json.loads(line) for line in recorded_output(attributes["data-cases"]).split("\n") if line]
+    visit = Visit(tab[0], tab[1], zensical_base_url)
+    listener = lambda message: _console_error(visit, message)  # noqa: E731
+    tab[0].on("console", listener)
+    try:
+        page = visit.open(path)
+        text = use_the_tokenizer_box(page)
+        ids = page.locator(".try-tokenizer__ids")
+        disagreements = []
+        for case in cases:
+            text.fill(case["text"])
+            if json.loads(ids.inner_text()) != case["ids"]:
+                disagreements.append(f"{case['text']!r}: {ids.inner_text()} instead of {case['ids']}")
+        assert cases and not disagreements, "\n".join(disagreements)
+        assert visit.errors == []
+    finally:
+        tab[0].remove_listener("console", listener)
+        visit.forget_the_site()
