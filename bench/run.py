@@ -32,9 +32,8 @@ import tempfile
 import time
 from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from mkdocs.config import load_config
 from mkdocs.utils.meta import get_data
 
 from recorder.errors import RecorderError
@@ -149,17 +148,13 @@ def cells(root: Path) -> list[str]:
 
 def write_plain_config(root: Path) -> None:
     """The site's configuration with the plugin and the extension off, for the pages as they are (their directives as
-    text) and for the pages of PLAIN_DOCS; llms.txt lists the same pages, its sections naming each part and its
-    notebook as the plugin lists them: llms.txt's Markdown of a page costs the same with the plugin or without."""
+    text) and for the pages of PLAIN_DOCS; llms.txt lists the same pages, whose sections the configuration itself
+    completes (recorder/state.py): llms.txt's Markdown of a page costs the same with the plugin or without."""
     config, entry = (root / CONFIG_FILE).read_text(encoding="utf-8"), f"  - {PLUGIN}:\n"
     assert config.count(entry) == 1, f"{CONFIG_FILE} lists the plugin other than as `{entry.strip()}` with options"
     config = config.replace(entry, f"{entry}      enabled: false\n")
     config, found = re.subn(rf"(?m)^  - {re.escape(EXTENSION)}:\n(?:(?: {{6}}.*)?\n)*", "", config)
     assert found == 1, f"{CONFIG_FILE} lists the extension other than as `- {EXTENSION}:` with its options"
-    # The llmstxt plugin's `sections:` block, in one line of JSON (which is YAML) listing them all.
-    config, found = re.subn(r"(?m)^      sections:\n(?:(?: {8}.*)?\n)*",
-                            f"      sections: {json.dumps(llms_sections(root))}\n", config)
-    assert found == 1, f"{CONFIG_FILE} lists llms.txt's sections other than as `      sections:` under llmstxt"
     # Links to the files the plugin publishes then have no target: said, not fatal. MkDocs reads the last key.
     config += "\nvalidation:\n  links:\n    not_found: info\n"
     (root / AS_TEXT_CONFIG).write_text(config, encoding="utf-8")
@@ -185,15 +180,6 @@ def write_plain_pages(root: Path) -> None:
             notebook = f"[Read this part's examples as a Jupyter notebook]({NOTEBOOKS_DIR}/{path.stem}.ipynb)"
             expanded = expanded.replace(title, f"{title}\n\n{notebook}", 1)
         path.write_text(page.replace(body, expanded), encoding="utf-8")
-
-
-def llms_sections(root: Path) -> dict[str, list[Any]]:
-    """llms.txt's sections as the plugin completes them in a build of `root`, whose outputs are up to date."""
-    config = load_config(str(root / CONFIG_FILE))
-    plugin = config.plugins[PLUGIN]
-    plugin.on_config(config)
-    plugin.list_parts_in_llms_txt(config)
-    return config.plugins["llmstxt"].config.sections
 
 
 def add_parts(root: Path) -> None:

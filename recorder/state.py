@@ -23,6 +23,7 @@ import shutil
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -183,6 +184,29 @@ def checked(config_file: str | None = None) -> str:
         raise Unpublishable(found.failure)
     _CHECKED[found.digest] = path
     return found.digest
+
+
+def llms_sections(listed: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """Called by an engine from the configuration file: llms.txt's sections as it lists them, then each part's page,
+    with its `description`, under the record step's `llms_section`, in the navigation's order; and, under MkDocs,
+    which shows each notebook as a page (mkdocs-jupyter), each part's notebook under Notebooks."""
+    path, engine = _configuration_being_read()
+    try:
+        project = Project.load(path.parent, path)
+        parts = project.parts()
+        descriptions = {part.name: str(project.page(part.page)[1].get("description", "")) for part in parts}
+    except RecorderError as error:
+        raise Unpublishable(str(error)) from None
+    sections = {title: list(entries) for title, entries in (listed or {}).items()}
+    named = {next(iter(entry)) if isinstance(entry, dict) else entry for entries in sections.values()
+             for entry in entries}
+    pages = sections.setdefault(project.options.llms_section, [])
+    pages += [{part.page: descriptions[part.name]} for part in parts if part.page not in named]
+    if engine == MKDOCS:
+        sections.setdefault("Notebooks", []).extend(
+            {part.notebook: f"The examples of {part.title} as one notebook, with their outputs"}
+            for part in parts if part.notebook not in named)
+    return sections
 
 
 def configuration_of(content: str) -> Path | None:

@@ -17,7 +17,7 @@ from bs4 import BeautifulSoup
 
 from recorder.record.project import Part, Project
 from recorder.directives import Example, parse
-from support import build, offline_env
+from support import offline_env
 
 # How long the preview may take to start or to rebuild before the test gives up.
 PATIENCE_SECONDS = 120

@@ -14,7 +14,7 @@ from bs4 import BeautifulSoup, Tag
 from urllib.parse import unquote, urlsplit
 
 from recorder.record.project import Part, Project
-from support import ROOT, copy_project, offline_env
+from support import ROOT, offline_env
 
 ZENSICAL = str(Path(sys.executable).with_name("zensical"))
 PAGES = sorted(path.relative_to(ROOT / "docs").as_posix() for path in (ROOT / "docs").glob("*.md"))

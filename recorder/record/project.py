@@ -181,6 +181,7 @@ def validated(config_name: str, options: Any) -> Options:
         raise ProjectError(f"{config_name}: plugin `{PLUGIN}` takes its options as a mapping, "
                            f"`- {PLUGIN}:` followed by indented `name: value` lines.")
     options = dict(options or {})
+    options.pop("enabled", None)  # the engine's own switch for every plugin
     if unknown := sorted(set(options) - set(Options.__dataclass_fields__)):
         raise refused(unknown[0], f"unknown option. Known: {', '.join(Options.__dataclass_fields__)}.")
     for option in ("published_article", "llms_section"):

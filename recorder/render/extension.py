@@ -36,7 +36,6 @@ from markdown.treeprocessors import Treeprocessor
 
 from recorder import repository, state
 from recorder.directives import parse
-from recorder.errors import RecorderError
 from recorder.pinned import FILE_SHA256
 from recorder.record.project import NOTEBOOKS_DIR, Project
 from recorder.recorded import Recorded, recorded

@@ -2,7 +2,7 @@
 
 The project's state is checked by the configuration file itself (`recorder.state.checked`), for MkDocs and Zensical
 alike, and the copies the site publishes are plain files of the docs folder. This plugin adds what MkDocs alone
-has: the companion notebooks as pages (mkdocs-jupyter), each part in llms.txt, the repository's links from
+has: the companion notebooks as pages (mkdocs-jupyter), the repository's links from
 GITHUB_*, and pymdownx.snippets' base path from the project's folder wherever MkDocs runs. It never records.
 """
 
@@ -78,26 +78,6 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
 
     def _docs_path(self) -> str:  # the pages' folder as the repository names it, e.g. "docs"
         return self.project.docs_dir.resolve().relative_to(self.project.root).as_posix()
-
-    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
-        self.list_parts_in_llms_txt(config)
-        return files
-
-    def list_parts_in_llms_txt(self, config: MkDocsConfig) -> None:
-        """Each part's page after the pages mkdocs.yml lists in `llms_section`, and its notebook
-        under Notebooks, in the navigation's order (MkDocs has not built it yet: as mkdocs.yml lists it).
-        Public for the benchmark, whose plain build lists the same pages."""
-        llmstxt = config.plugins.get("llmstxt")
-        if llmstxt is None:
-            return
-        sections = llmstxt.config.sections
-        pages, notebooks = sections.setdefault(self.config.llms_section, []), sections.setdefault("Notebooks", [])
-        listed = {next(iter(item)) if isinstance(item, dict) else item for item in [*pages, *notebooks]}
-        for part in self.parts.values():
-            if part.page not in listed:
-                pages.append({part.page: str(self.project.page(part.page)[1].get("description", ""))})
-            if part.notebook not in listed:
-                notebooks.append({part.notebook: f"The examples of {part.title} as one notebook, with their outputs"})
 
     def on_page_context(self, context: dict[str, Any], *, page: Page, config: MkDocsConfig,
                         nav: Navigation) -> dict[str, Any]:
