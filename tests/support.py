@@ -137,3 +137,13 @@ def edit(path: Path, old: str, new: str) -> str:
     assert old in original
     path.write_text(original.replace(old, new, 1), encoding="utf-8")
     return original
+
+
+def pinned_tokenizer() -> Any:
+    """GPT-2's tokenizer as the snippets load it, from the pinned vocab.json and merges.txt (their sha256 checked)."""
+    from transformers import GPT2Tokenizer
+
+    from recorder.render.tokenizer_files import verified
+
+    files = {published.name: str(published.source) for published in verified()}
+    return GPT2Tokenizer(vocab=files["vocab.json"], merges=files["merges.txt"])
