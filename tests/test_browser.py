@@ -445,6 +445,35 @@ def counted(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
+# Put each text into the box's text area as a reader's edit does, through an input event, and read the ids it
+# shows then (null when it shows none). The texts travel to the page as JSON with escapes: Playwright's own
+# transfer replaces a lone surrogate, which the box must receive to refuse it.
+ENTER_TEXTS = """texts => JSON.parse(texts).map(text => {
+  const box = document.querySelector(".try-tokenizer__box textarea");
+  const ids = document.querySelector(".try-tokenizer__ids");
+  box.value = text;
+  box.dispatchEvent(new Event("input", {bubbles: true}));
+  return ids.closest("[hidden]") ? null : JSON.parse(ids.textContent); // read without laying the page out
+})"""
+REFUSED = "No tokens: GPT-2's tokenizer refuses this text."
+
+
+def enter(page: Page, texts: list[str]) -> list[list[int] | None]:
+    """The ids the box shows for each text, entered one after the other (None where it shows none)."""
+    return page.evaluate(ENTER_TEXTS, json.dumps(texts))
+
+
+def told(page: Page) -> str:
+    """What the box's note says about the text, by the words that name its case: "" when it shows no note."""
+    note = page.locator(".try-tokenizer__note")
+    said = note.inner_text() if note.is_visible() else ""
+    return next((words for words in ("encode raises TypeError", "carriage return") if words in said), said)
+
+
+def expected_note(text: str, refused: bool) -> str:
+    return "encode raises TypeError" if refused else "carriage return" if "\n" in text else ""
+
+
 def recorded_output(name: str) -> str:
     """The recorded output of `snippets/<name>.py`, which a page's markup names."""
     assert name in MANIFEST, f"the page names {name}, which has no recorded output"
@@ -471,12 +500,17 @@ def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_every_case_its_page
     assert first, f"no case is the text the box starts with, {start!r}"
     assert [text.input_value(), json.loads(ids.inner_text())] == [start, first["ids"]], \
         "the box starts with its placeholder's text, tokenized"
+    assert any("refused" in case for case in cases) and any("\n" in case["text"] for case in cases), \
+        "the corpus holds a text the tokenizer refuses and one with a line break, whose notes are checked"
     disagreements = []
     for case in cases:
-        text.fill(case["text"])
-        shown = {"ids": json.loads(ids.inner_text()), "pieces": tokens.count(), "counts": counts.inner_text()}
-        expected = {"ids": case["ids"], "pieces": len(case["ids"]), "counts": f"{counted(len(case['ids']), 'token')} "
-                    f"from {counted(len(case['text'].encode('utf-8')), 'UTF-8 byte')}"}
+        shown = {"ids": enter(page, [case["text"]])[0], "pieces": tokens.count(),
+                 "counts": counts.inner_text(), "note": told(page)}
+        refused = "refused" in case
+        expected = {"ids": None, "pieces": 0, "counts": REFUSED} if refused else {
+            "ids": case["ids"], "pieces": len(case["ids"]), "counts": f"{counted(len(case['ids']), 'token')} "
+            f"from {counted(len(case['text'].encode('utf-8')), 'UTF-8 byte')}"}
+        expected["note"] = expected_note(case["text"], refused)
         if shown != expected:
             disagreements.append(f"{case['text']!r}:\n  the box    {shown}\n  the pinned {expected}")
     assert not disagreements, "\n".join(disagreements)

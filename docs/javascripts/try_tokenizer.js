@@ -189,6 +189,15 @@ function element(tag, attributes = {}, ...children) {
   return made;
 }
 
+// A text area turns every carriage return into a line feed (HTML's value normalization), so the box never
+// receives one, where GPT-2's tokenizer would give a CR its own byte token.
+const LINE_BREAKS = "Each line break reaches the tokenizer here as a line feed (LF): a text box turns a carriage return "
+  + "(CR), as in Windows' CR LF, into LF, so text with CRs gets other ids in Python than it gets here.";
+// Python hands the tokenizer no text with a lone surrogate: encode() raises TypeError instead of giving ids.
+const refusal = surrogate => `This text holds U+${surrogate.charCodeAt(0).toString(16).toUpperCase()}, half of a `
+  + "UTF-16 surrogate pair without its other half, which is no character: GPT-2's tokenizer refuses such text "
+  + "(in Python, encode raises TypeError), so there are no ids to show. Remove it, or paste the whole character.";
+
 class TryTokenizer {
   /* Replace the page's hidden placeholder, which holds the prompt to start with, by the box. */
   constructor(placeholder, files) {
@@ -205,17 +214,20 @@ class TryTokenizer {
     this.idsShown = element("div", {hidden: ""}, element("p", {class: "try-tokenizer__label"}, "Token ids, as Python prints them:"),
                             element("pre", {class: "try-tokenizer__ids"}, this.ids)); // once there are ids
     this.merges = element("div", {class: "try-tokenizer__merges", "aria-live": "polite"});
+    this.note = element("p", {class: "try-tokenizer__note", hidden: ""}); // what the box cannot take as typed
     this.start = element("button", {type: "button", class: "md-button try-tokenizer__start"}, "Show the tokens");
     const box = element("section", {class: "try-tokenizer__box", "aria-labelledby": "try-tokenizer-title"},
       element("p", {class: "try-tokenizer__title", id: "try-tokenizer-title"}, "Try it: your own text"),
       element("label", {for: "try-tokenizer-text"},
-              "Type or paste any text; GPT-2's tokenizer, run in this page on its pinned vocab.json and merges.txt, shows its tokens."),
-      this.text, this.start, this.counts, this.announced, this.tokens,
+              "Type or paste text to see the very tokens and ids GPT-2's tokenizer gives it in Python, worked out in this "
+              + "page from its pinned vocab.json and merges.txt."),
+      this.text, this.start, this.note, this.counts, this.announced, this.tokens,
       this.idsShown, this.merges,
     );
     placeholder.replaceWith(box);
     this.counts.textContent = "Select the box, or press the button, to load the tokenizer's files.";
-    const update = () => this.load().then(ready => ready && this.render());
+    // Once the files are read, each edit shows its tokens at once, before the next one.
+    const update = () => this.encoder ? this.render() : this.load().then(ready => ready && this.render());
     this.text.addEventListener("focus", update, {once: true});
     this.text.addEventListener("input", update);
     this.start.addEventListener("click", () => this.text.focus()); // which loads the files
@@ -249,19 +261,23 @@ class TryTokenizer {
 
   render() {
     const text = this.text.value;
-    this.current = this.encoder.encode(text);
+    const lone = text.match(/\p{Cs}/u); // a surrogate that is not half of a pair
+    this.current = lone ? [] : this.encoder.encode(text);
     this.selected = Math.min(this.selected, Math.max(this.current.length - 1, 0));
     const bytes = UTF8.encode(text).length;
-    const summary = `${count(this.current.length, "token")} from ${count(bytes, "UTF-8 byte")}`;
+    const summary = lone ? "No tokens: GPT-2's tokenizer refuses this text."
+                         : `${count(this.current.length, "token")} from ${count(bytes, "UTF-8 byte")}`;
     this.counts.textContent = summary;
     clearTimeout(this.pause); // a screen reader hears the count once typing pauses, not at every key
     this.pause = setTimeout(() => { this.announced.textContent = summary; }, 500);
+    this.note.textContent = lone ? refusal(lone[0]) : text.includes("\n") ? LINE_BREAKS : "";
+    this.note.hidden = !this.note.textContent;
     this.tokens.replaceChildren(...this.current.map((token, index) => element("button", {
       type: "button", class: `try-tokenizer__token try-tokenizer__token--${index % 6}`,
       "data-index": index, tabindex: index === this.selected ? "0" : "-1", "aria-pressed": "false",
     }, element("span", {}, token.token), element("span", {class: "try-tokenizer__id"}, ` id ${token.id}`))));
     this.ids.textContent = `[${this.current.map(token => token.id).join(", ")}]`;
-    this.idsShown.hidden = false;
+    this.idsShown.hidden = Boolean(lone);
     this.merges.replaceChildren();
   }
 
