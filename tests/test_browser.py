@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import regex
 from mkdocs.utils.meta import get_data
 from playwright.sync_api import (Browser, BrowserContext, CDPSession, ConsoleMessage, Locator, Page, Request, expect,
                                   sync_playwright)
@@ -19,9 +22,10 @@ from recorder.record.project import Part, Project
 from recorder.record.snippets import discover
 from recorder.render import compat_page
 from recorder.render.directives import Compatibility, Directive, Example, Listing, Provenance, parse
-from support import ROOT
+from support import ROOT, pinned_tokenizer
 from test_llms import shown_code
 from tools.local_site import served
+from tools.tokenizer_classes import SCRIPT, parsed, written_block
 
 pytestmark = pytest.mark.browser
 
@@ -518,6 +522,83 @@ def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_every_case_its_page
     visit.page.set_viewport_size(PHONE)
     width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], "a long text's tokens wrap inside a phone's width"
+
+
+# What the sweep's random texts are made of: pieces of each kind that the pre-tokenizer cuts in its own way.
+SWEEP_PIECES = {
+    "spaces": [" ", "  ", "   ", "\t", "\t\t", "\n", "\n\n", " \n ", "\u00a0", "\u3000", "\u2028"],
+    "contractions": ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'", "''"],
+    "special token": ["<|endoftext|>", "<|endoftext", "endoftext|>"],
+    "emoji": ["🚀", "👍🏽", "👩\u200d💻", "🏳\ufe0f\u200d🌈", "\u200d", "\ufe0f"],
+    "CJK": ["日本語", "中文", "한국어", "テキスト", "。"],
+    "combining marks": ["e\u0301", "\u0301", "n\u0303", "\u0308\u0304"],
+    "digits": ["7", "42", "2019", "3.14", "1,234", "½", "٣", "²"],
+    "words": ["a", "the", "Hello", "don", "café", "GPT", "x"],
+    "symbols": [".", ",", "!?", "--", "(", ")", "#", '"', "..."],
+    "U+FEFF": ["\ufeff"],
+    "U+0085": ["\x85"],
+}
+SWEEP_SIZE, SWEEP_SEED = 3000, 2019
+# Each character's class as the browser's own regular expressions have it.
+BROWSER_CLASSES = """points => points.map(point => {
+  const character = String.fromCodePoint(point);
+  return /\\p{L}/u.test(character) ? "letters" : /\\p{N}/u.test(character) ? "numbers"
+       : /\\s/u.test(character) ? "spaces" : null;
+})"""
+
+
+def tokenizer_class_of() -> dict[int, str]:
+    """The class of every letter, number and space of the tokenizer, as the box's script holds them."""
+    classes = parsed(written_block(SCRIPT.read_text(encoding="utf-8")))
+    return {point: name for name, runs in classes.items() for first, last in runs for point in range(first, last + 1)}
+
+
+def sweep_texts(count: int, seed: int) -> list[str]:
+    """Seeded random texts joined from SWEEP_PIECES and from letters and numbers that newer Unicode tables know
+    and the tokenizer's do not (as the pinned `regex` has them, in the four planes that hold letters and
+    numbers), one text in fifty with a lone surrogate."""
+    rng = random.Random(seed)
+    known = tokenizer_class_of()
+    planes = "".join(map(chr, itertools.chain(range(0xD800), range(0xE000, 0x40000))))
+    newer = [ord(character) for character in regex.findall(r"[\p{L}\p{N}]", planes) if ord(character) not in known]
+    kinds = [*SWEEP_PIECES.values(), [chr(point) for point in newer]]
+    texts = []
+    for _ in range(count):
+        pieces = [rng.choice(rng.choice(kinds)) for _ in range(rng.randint(1, 8))]
+        if rng.random() < 0.02:
+            pieces.insert(rng.randint(0, len(pieces)), chr(rng.randrange(0xD800, 0xE000)))
+        texts.append("".join(pieces))
+    return texts
+
+
+@pytest.mark.parametrize(("path", "attributes"), BOXES, ids=[path for path, _ in BOXES])
+def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_a_seeded_sweep_of_random_texts(
+        visit: Visit, path: str, attributes: dict[str, str]) -> None:
+    """Thousands of random texts of spaces, line feeds, contractions, the special token, emoji, CJK, combining
+    marks, digits, U+FEFF, U+0085 and letters newer than the tokenizer's tables: the box shows the ids the pinned
+    tokenizer gives each, and no ids where it refuses the text. All of them in one evaluation of the page."""
+    texts = sweep_texts(SWEEP_SIZE, SWEEP_SEED)
+    tokenizer = pinned_tokenizer()
+    expected: list[list[int] | None] = []
+    for text in texts:
+        try:
+            expected.append(tokenizer.encode(text))
+        except TypeError:  # a lone surrogate
+            expected.append(None)
+    page = visit.open(path)
+    use_the_tokenizer_box(page)
+    shown = enter(page, texts)
+    mismatches = [f"{text!r}:\n  the box    {box}\n  the pinned {pinned}"
+                  for text, box, pinned in zip(texts, shown, expected, strict=True) if box != pinned]
+    assert not mismatches, f"{len(mismatches)} of {len(texts)} texts:\n" + "\n".join(mismatches[:20])
+    assert None in expected, "the sweep holds texts the tokenizer refuses"
+    # The sweep is worth its time only if it holds what the browser's own classes would get wrong.
+    points = sorted({ord(character) for text in texts for character in text} - set(range(0xD800, 0xE000)))
+    known = tokenizer_class_of()
+    apart = {(browser, known.get(point)) for point, browser in zip(points, page.evaluate(BROWSER_CLASSES, points))
+             if browser != known.get(point)}
+    assert {("spaces", None), (None, "spaces")} <= apart and apart & {("letters", None), ("numbers", None)}, apart
+    assert visit.errors == []
 
 
 @pytest.mark.parametrize(("path", "attributes"), BOXES, ids=[path for path, _ in BOXES])
