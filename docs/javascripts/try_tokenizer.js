@@ -191,8 +191,8 @@ function element(tag, attributes = {}, ...children) {
 
 // A text area turns every carriage return into a line feed (HTML's value normalization), so the box never
 // receives one, where GPT-2's tokenizer would give a CR its own byte token.
-const LINE_BREAKS = "Each line break reaches the tokenizer here as a line feed (LF): a text box turns a carriage return "
-  + "(CR), as in Windows' CR LF, into LF, so text with CRs gets other ids in Python than it gets here.";
+const LINE_BREAKS = "Line breaks reach the tokenizer here as line feeds (LF) only: a text box turns each carriage return "
+  + "(CR), as in Windows' CR LF, into an LF. In Python, a text with CRs gets other ids.";
 // Python hands the tokenizer no text with a lone surrogate: encode() raises TypeError instead of giving ids.
 const refusal = surrogate => `This text holds U+${surrogate.charCodeAt(0).toString(16).toUpperCase()}, half of a `
   + "UTF-16 surrogate pair without its other half, which is no character: GPT-2's tokenizer refuses such text "
