@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from support import pinned_tokenizer
+from support import gpt2_tokenizer
 from tools.tokenizer_classes import SCRIPT, START, parsed, tokenizer_classes, written_block
 
 Classes = dict[str, list[tuple[int, int]]]
@@ -36,7 +36,7 @@ def test_the_pre_tokenizer_cuts_each_class_s_first_and_last_character_as_the_cla
     """Read from the engine the pre-tokenizer compiles its pattern with, the classes must be the pre-tokenizer's
     own: at both ends of every run and just outside them, where a wrong bound would show, the character joins a letter before it, a
     digit after it, a symbol after it, or nothing. U+0020 is left out: the pattern names it, in front of words."""
-    pre_tokenizer = pinned_tokenizer().backend_tokenizer.pre_tokenizer
+    pre_tokenizer = gpt2_tokenizer().pre_tokenizer
 
     def joins(probe: str) -> str:
         """Which neighbour the middle character of `probe` goes with: "before", "after" or "" for neither."""
