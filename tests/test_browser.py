@@ -518,6 +518,9 @@ def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_every_case_its_page
         if shown != expected:
             disagreements.append(f"{case['text']!r}:\n  the box    {shown}\n  the pinned {expected}")
     assert not disagreements, "\n".join(disagreements)
+    enter(page, ["a\r\nb\rc"])  # as a paste from Windows would bring it
+    assert [text.input_value(), told(page)] == ["a\nb\nc", "carriage return"], \
+        "the text area keeps no CR, and the box says so"
     assert visit.errors == [] and visit.remote_requests() == []
     visit.page.set_viewport_size(PHONE)
     width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
