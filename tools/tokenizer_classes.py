@@ -17,8 +17,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "docs" / "javascripts" / "try_tokenizer.js"
-START = "// --8<-- [start:tokenizer-classes] written by `python -m tools.tokenizer_classes`: do not edit"
-END = "// --8<-- [end:tokenizer-classes]"
+START = "// The tokenizer's classes, as `python -m tools.tokenizer_classes` writes them: do not edit by hand."
+END = "// The end of the tokenizer's classes."
 # The script's name for each class, and the pattern that removes every code point outside it.
 OUTSIDE = {"letters": r"[^\p{L}]", "numbers": r"[^\p{N}]", "spaces": r"\S"}
 LINE = 120  # the project's longest line

@@ -9,7 +9,7 @@
 // The letters (\p{L}), numbers (\p{N}) and white space (\s) of the tokenizer's own regex engine, as runs of code
 // points in hex. The browser's classes differ: newer Unicode tables know thousands more letters and numbers, and
 // its \s holds U+FEFF but not U+0085, the other way round from the tokenizer's.
-// --8<-- [start:tokenizer-classes] written by `python -m tools.tokenizer_classes`: do not edit
+// The tokenizer's classes, as `python -m tools.tokenizer_classes` writes them: do not edit by hand.
 const TOKENIZER_CLASSES = {
   letters: `41-5a 61-7a aa b5 ba c0-d6 d8-f6 f8-2c1 2c6-2d1 2e0-2e4 2ec 2ee 370-374 376-377 37a-37d 37f 386 388-38a
     38c 38e-3a1 3a3-3f5 3f7-481 48a-52f 531-556 559 560-588 5d0-5ea 5ef-5f2 620-64a 66e-66f 671-6d3 6d5 6e5-6e6
@@ -84,7 +84,7 @@ const TOKENIZER_CLASSES = {
     1e950-1e959 1ec71-1ecab 1ecad-1ecaf 1ecb1-1ecb4 1ed01-1ed2d 1ed2f-1ed3d 1f100-1f10c 1fbf0-1fbf9`,
   spaces: `9-d 20 85 a0 1680 2000-200a 2028-2029 202f 205f 3000`,
 };
-// --8<-- [end:tokenizer-classes]
+// The end of the tokenizer's classes.
 const [LETTERS, NUMBERS, SPACES] = ["letters", "numbers", "spaces"].map(name => TOKENIZER_CLASSES[name].split(/\s+/)
   .map(run => run.split("-").map(point => `\\u{${point}}`).join("-")).join(""));
 
