@@ -139,3 +139,20 @@ def edit(path: Path, old: str, new: str) -> str:
     assert old in original
     path.write_text(original.replace(old, new, 1), encoding="utf-8")
     return original
+
+
+
+def gpt2_tokenizer() -> Any:
+    """GPT-2's tokenizer as transformers' GPT2Tokenizer builds it, on the pinned vocab.json and merges.txt (their
+    sha256 checked), from `tokenizers` alone: importing transformers' tokenizer imports torch, seconds of a test."""
+    from tokenizers import AddedToken, Tokenizer, pre_tokenizers
+    from tokenizers.models import BPE
+
+    from recorder.render.tokenizer_files import verified
+
+    files = {published.name: str(published.source) for published in verified()}
+    tokenizer = Tokenizer(BPE.from_file(files["vocab.json"], files["merges.txt"], dropout=None,
+                                        continuing_subword_prefix="", end_of_word_suffix="", fuse_unk=False))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.add_special_tokens([AddedToken("<|endoftext|>", special=True)])
+    return tokenizer

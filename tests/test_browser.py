@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import regex
 from mkdocs.utils.meta import get_data
 from playwright.sync_api import (Browser, BrowserContext, CDPSession, ConsoleMessage, Locator, Page, Request, expect,
                                   sync_playwright)
@@ -19,9 +22,10 @@ from recorder.record.project import Part, Project
 from recorder.record.snippets import discover
 from recorder.render import compat_page
 from recorder.directives import Compatibility, Directive, Example, Listing, Provenance, parse
-from support import ROOT
+from support import ROOT, gpt2_tokenizer
 from test_llms import shown_code
 from tools.local_site import served
+from tools.tokenizer_classes import SCRIPT, parsed, written_block
 
 pytestmark = pytest.mark.browser
 
@@ -445,6 +449,35 @@ def counted(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
+# Put each text into the box's text area as a reader's edit does, through an input event, and read the ids it
+# shows then (null when it shows none). The texts travel to the page as JSON with escapes: Playwright's own
+# transfer replaces a lone surrogate, which the box must receive to refuse it.
+ENTER_TEXTS = """texts => JSON.parse(texts).map(text => {
+  const box = document.querySelector(".try-tokenizer__box textarea");
+  const ids = document.querySelector(".try-tokenizer__ids");
+  box.value = text;
+  box.dispatchEvent(new Event("input", {bubbles: true}));
+  return ids.closest("[hidden]") ? null : JSON.parse(ids.textContent); // read without laying the page out
+})"""
+REFUSED = "No tokens: GPT-2's tokenizer refuses this text."
+
+
+def enter(page: Page, texts: list[str]) -> list[list[int] | None]:
+    """The ids the box shows for each text, entered one after the other (None where it shows none)."""
+    return page.evaluate(ENTER_TEXTS, json.dumps(texts))
+
+
+def told(page: Page) -> str:
+    """What the box's note says about the text, by the words that name its case: "" when it shows no note."""
+    note = page.locator(".try-tokenizer__note")
+    said = note.inner_text() if note.is_visible() else ""
+    return next((words for words in ("encode raises TypeError", "carriage return") if words in said), said)
+
+
+def expected_note(text: str, refused: bool) -> str:
+    return "encode raises TypeError" if refused else "carriage return" if "\n" in text else ""
+
+
 def recorded_output(name: str) -> str:
     """The recorded output of `snippets/<name>.py`, which a page's markup names."""
     assert name in MANIFEST, f"the page names {name}, which has no recorded output"
@@ -471,19 +504,109 @@ def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_every_case_its_page
     assert first, f"no case is the text the box starts with, {start!r}"
     assert [text.input_value(), json.loads(ids.inner_text())] == [start, first["ids"]], \
         "the box starts with its placeholder's text, tokenized"
+    assert any("refused" in case for case in cases) and any("\n" in case["text"] for case in cases), \
+        "the corpus holds a text the tokenizer refuses and one with a line break, whose notes are checked"
     disagreements = []
     for case in cases:
-        text.fill(case["text"])
-        shown = {"ids": json.loads(ids.inner_text()), "pieces": tokens.count(), "counts": counts.inner_text()}
-        expected = {"ids": case["ids"], "pieces": len(case["ids"]), "counts": f"{counted(len(case['ids']), 'token')} "
-                    f"from {counted(len(case['text'].encode('utf-8')), 'UTF-8 byte')}"}
+        shown = {"ids": enter(page, [case["text"]])[0], "pieces": tokens.count(),
+                 "counts": counts.inner_text(), "note": told(page)}
+        refused = "refused" in case
+        expected = {"ids": None, "pieces": 0, "counts": REFUSED} if refused else {
+            "ids": case["ids"], "pieces": len(case["ids"]), "counts": f"{counted(len(case['ids']), 'token')} "
+            f"from {counted(len(case['text'].encode('utf-8')), 'UTF-8 byte')}"}
+        expected["note"] = expected_note(case["text"], refused)
         if shown != expected:
             disagreements.append(f"{case['text']!r}:\n  the box    {shown}\n  the pinned {expected}")
     assert not disagreements, "\n".join(disagreements)
+    enter(page, ["a\r\nb\rc"])  # as a paste from Windows would bring it
+    assert [text.input_value(), told(page)] == ["a\nb\nc", "carriage return"], \
+        "the text area keeps no CR, and the box says so"
     assert visit.errors == [] and visit.remote_requests() == []
     visit.page.set_viewport_size(PHONE)
     width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], "a long text's tokens wrap inside a phone's width"
+
+
+# What the sweep's random texts are made of: pieces of each kind that the pre-tokenizer cuts in its own way.
+SWEEP_PIECES = {
+    "spaces": [" ", "  ", "   ", "\t", "\t\t", "\n", "\n\n", " \n ", "\u00a0", "\u3000", "\u2028"],
+    "contractions": ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'", "''"],
+    "special token": ["<|endoftext|>", "<|endoftext", "endoftext|>"],
+    "emoji": ["🚀", "👍🏽", "👩\u200d💻", "🏳\ufe0f\u200d🌈", "\u200d", "\ufe0f"],
+    "CJK": ["日本語", "中文", "한국어", "テキスト", "。"],
+    "combining marks": ["e\u0301", "\u0301", "n\u0303", "\u0308\u0304"],
+    "digits": ["7", "42", "2019", "3.14", "1,234", "½", "٣", "²"],
+    "words": ["a", "the", "Hello", "don", "café", "GPT", "x"],
+    "symbols": [".", ",", "!?", "--", "(", ")", "#", '"', "..."],
+    "U+FEFF": ["\ufeff"],
+    "U+0085": ["\x85"],
+}
+SWEEP_SIZE, SWEEP_SEED = 3000, 2019
+# Each character's class as the browser's own regular expressions have it.
+BROWSER_CLASSES = """points => points.map(point => {
+  const character = String.fromCodePoint(point);
+  return /\\p{L}/u.test(character) ? "letters" : /\\p{N}/u.test(character) ? "numbers"
+       : /\\s/u.test(character) ? "spaces" : null;
+})"""
+
+
+def tokenizer_class_of() -> dict[int, str]:
+    """The class of every letter, number and space of the tokenizer, as the box's script holds them."""
+    classes = parsed(written_block(SCRIPT.read_text(encoding="utf-8")))
+    return {point: name for name, runs in classes.items() for first, last in runs for point in range(first, last + 1)}
+
+
+def sweep_texts(count: int, seed: int) -> list[str]:
+    """Seeded random texts joined from SWEEP_PIECES and from letters and numbers that newer Unicode tables know
+    and the tokenizer's do not (as the pinned `regex` has them, in the four planes that hold letters and
+    numbers), one text in fifty with a lone surrogate."""
+    rng = random.Random(seed)
+    known = tokenizer_class_of()
+    planes = "".join(map(chr, itertools.chain(range(0xD800), range(0xE000, 0x40000))))
+    newer = [ord(character) for character in regex.findall(r"[\p{L}\p{N}]", planes) if ord(character) not in known]
+    kinds = [*SWEEP_PIECES.values(), [chr(point) for point in newer]]
+    texts = []
+    for _ in range(count):
+        pieces = [rng.choice(rng.choice(kinds)) for _ in range(rng.randint(1, 8))]
+        if rng.random() < 0.02:
+            pieces.insert(rng.randint(0, len(pieces)), chr(rng.randrange(0xD800, 0xE000)))
+        texts.append("".join(pieces))
+    return texts
+
+
+@pytest.mark.parametrize(("path", "attributes"), BOXES, ids=[path for path, _ in BOXES])
+def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_a_seeded_sweep_of_random_texts(
+        visit: Visit, path: str, attributes: dict[str, str]) -> None:
+    """Thousands of random texts of spaces, line feeds, contractions, the special token, emoji, CJK, combining
+    marks, digits, U+FEFF, U+0085 and letters newer than the tokenizer's tables: the box shows the ids the pinned
+    tokenizer gives each, and no ids where it refuses the text. All of them in one evaluation of the page."""
+    tokenizer = gpt2_tokenizer()
+
+    def ids(text: str) -> list[int] | None:
+        try:
+            return tokenizer.encode(text).ids
+        except TypeError:  # a lone surrogate
+            return None
+
+    # The tokenizer built here is the pinned one if it gives what the pinned one recorded for every hard case.
+    cases = [json.loads(line) for line in recorded_output(attributes["data-cases"]).split("\n") if line]
+    assert [ids(case["text"]) for case in cases] == [case.get("ids") for case in cases]
+    texts = sweep_texts(SWEEP_SIZE, SWEEP_SEED)
+    expected = [ids(text) for text in texts]
+    page = visit.open(path)
+    use_the_tokenizer_box(page)
+    shown = enter(page, texts)
+    mismatches = [f"{text!r}:\n  the box    {box}\n  the pinned {pinned}"
+                  for text, box, pinned in zip(texts, shown, expected, strict=True) if box != pinned]
+    assert not mismatches, f"{len(mismatches)} of {len(texts)} texts:\n" + "\n".join(mismatches[:20])
+    assert None in expected, "the sweep holds texts the tokenizer refuses"
+    # The sweep is worth its time only if it holds what the browser's own classes would get wrong.
+    points = sorted({ord(character) for text in texts for character in text} - set(range(0xD800, 0xE000)))
+    known = tokenizer_class_of()
+    apart = {(browser, known.get(point)) for point, browser in zip(points, page.evaluate(BROWSER_CLASSES, points))
+             if browser != known.get(point)}
+    assert {("spaces", None), (None, "spaces")} <= apart and apart & {("letters", None), ("numbers", None)}, apart
+    assert visit.errors == []
 
 
 @pytest.mark.parametrize(("path", "attributes"), BOXES, ids=[path for path, _ in BOXES])
@@ -550,13 +673,10 @@ def test_the_try_it_box_gives_the_same_ids_under_zensical(tab: tuple[Page, CDPSe
     tab[0].on("console", listener)
     try:
         page = visit.open(path)
-        text = use_the_tokenizer_box(page)
-        ids = page.locator(".try-tokenizer__ids")
-        disagreements = []
-        for case in cases:
-            text.fill(case["text"])
-            if json.loads(ids.inner_text()) != case["ids"]:
-                disagreements.append(f"{case['text']!r}: {ids.inner_text()} instead of {case['ids']}")
+        use_the_tokenizer_box(page)
+        shown = enter(page, [case["text"] for case in cases])
+        disagreements = [f"{case['text']!r}: {ids} instead of {case.get('ids')}"
+                         for case, ids in zip(cases, shown, strict=True) if ids != case.get("ids")]
         assert cases and not disagreements, "\n".join(disagreements)
         assert visit.errors == []
     finally:

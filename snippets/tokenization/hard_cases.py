@@ -1,7 +1,8 @@
 """The pinned tokenizer's ids for texts that are hard to tokenize: the cases the page's "Try it" box must match.
 
 One JSON line per case, {"text": ..., "ids": [...]}: the browser test types each text into the box
-and requires the very same ids.
+and requires the very same ids. A text the tokenizer refuses gets {"text": ..., "refused": ERROR} instead,
+and the box must refuse it too.
 """
 
 import json
@@ -45,6 +46,17 @@ cases = [
     "<|endoftext |> <| endoftext|> <|EndOfText|>",
     "zero\u200bwidth, no\u00a0break, ideographic\u3000space, byte order\ufeffmark, next\u0085line",
     "x\u2028y\u2029z \x00\x01\x1f\x7f",
+    # White space to the tokenizer but not to a browser (U+0085), and the other way round (U+FEFF).
+    "a \ufeffb",
+    "\ufeff\ufeffstart, two \ufeff\ufeff marks \ufeff",
+    "x \u0085y",
+    "line\u0085\u0085next \u0085 9",
+    # Letters and numbers newer than the tokenizer's Unicode tables: to it, symbols like any other.
+    "\u0c5c's",
+    "\u088f\u0cdc \ua7ce\ua7cf \U00010940\U00010941's",
+    "\U00011de0\U00011de1 \U00016ff4 7\U00011de5",
+    # Half of a UTF-16 surrogate pair, which is no character: the tokenizer takes no text that holds one.
+    "a\ud800b",
     "𝟘𝟙𝟚 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ℌ Ⅻ ﬁ",
     "def f(x):\n    return x ** 2  # square\n",
     "''''''''' \"quoted\" ...!!!??? ---",
@@ -52,5 +64,10 @@ cases = [
 ]
 
 for text in cases:
-    print(json.dumps({"text": text, "ids": tokenizer.encode(text)}, ensure_ascii=False))
+    try:
+        case = {"text": text, "ids": tokenizer.encode(text)}
+    except TypeError as refusal:
+        case = {"text": text, "refused": type(refusal).__name__}
+    # A lone surrogate cannot be printed as UTF-8: such a text is written with JSON's escapes.
+    print(json.dumps(case, ensure_ascii="refused" in case))
 # --8<-- [end:cases]
