@@ -1,1 +1,1 @@
-"""Developer tools around the built site (serving it locally, auditing it)."""
+"""Developer tools around the built site (serving it locally)."""
