@@ -18,9 +18,10 @@ import pytest
 from bs4 import BeautifulSoup
 
 from recorder.__main__ import main
+from recorder.errors import RecorderError
 from recorder.record import step, store
 from recorder.record.project import Project
-from recorder.record.snippets import SnippetError, discover, sha256_file
+from recorder.record.snippets import discover, sha256_file
 from recorder.render import compat_page
 from recorder.render.compat_page import CompatError, render
 from recorder.tools import compat
@@ -336,7 +337,7 @@ def test_requirements_pin_what_the_snippets_import_with_the_release_under_test(t
     # imports it itself: transformers 4.57.6 cannot install beside huggingface_hub 1.33.0.
     wanted = compat.requirements(tmp_path, {"transformers", "huggingface_hub"}, "4.57.6")
     assert wanted == ["huggingface_hub", "transformers==4.57.6"]
-    with pytest.raises(SnippetError, match="a snippet imports `einops`, which requirements.txt does not pin"):
+    with pytest.raises(RecorderError, match="a snippet imports `einops`, which requirements.txt does not pin"):
         compat.requirements(tmp_path, {"einops"}, "4.57.6")
 
 
