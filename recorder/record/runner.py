@@ -74,8 +74,8 @@ def _deadline(seconds: float) -> Iterator[None]:
 
 def snippet_modules(snippets_dir: Path) -> dict[str, ModuleType]:
     """The modules below `snippets_dir` that snippets imported (like `pinned_gpt2`), by name."""
-    # By the text of their paths, which come from the resolved folders on sys.path: resolving
-    # each of the thousands of modules torch brings would cost a tenth of a second a call.
+    # By the text of their paths, which come from the resolved folders on sys.path: not by resolving the path of
+    # each of the thousands of modules torch brings, once after every snippet.
     folder = f"{snippets_dir.resolve()}{os.sep}"
     return {name: module for name, module in list(sys.modules.items())
             if (path := getattr(module, "__file__", None)) and os.path.abspath(path).startswith(folder)}
