@@ -89,9 +89,8 @@ audit: site $(LIGHTHOUSE_STAMP) ## Lighthouse on every page (median of 3); fails
 bench: $(STAMP) ## Time record and site against the limit, mkdocs-jupyter and plain MkDocs; writes bench/results.json
 	$(BIN)/python -m bench.run
 
-# Not part of `make test` or `make site`: it installs several transformers releases, each into its
-# own environment in .compat/, made with uv from one package cache there, .compat/uv-cache (each
-# environment is reused while it holds what it should; `make clean` keeps them all).
+# Not part of `make test` or `make site`: it runs several transformers releases, each in an environment
+# that `uv run --with` makes and keeps in its cache, .compat/uv-cache (`make clean` keeps it).
 compat: $(STAMP) ## Run every snippet with several transformers releases; writes compat/results.json
 	UV_FIND_LINKS='$(TORCH_LINKS)' $(BIN)/python -m recorder compat $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
