@@ -44,8 +44,8 @@ $(STAMP):
 
 venv: $(STAMP) ## Create .venv from requirements.txt (every target does when it is missing or outdated)
 
-# axe-core for the browser tests (1 s to install), Lighthouse for `make audit` as well (12 s), as
-# package-lock.json pins them: Lighthouse is a development dependency, left out where it is not needed.
+# axe-core for the browser tests (1 s to install), Lighthouse CI for `make audit` as well, as package-lock.json
+# pins them: Lighthouse CI is a development dependency, left out where it is not needed.
 $(AXE_STAMP):
 	npm ci --omit=dev --no-audit --no-fund
 	touch $@
@@ -81,17 +81,18 @@ diff: $(STAMP) ## What changed in the recorded outputs since the merge base with
 test: $(STAMP) $(AXE_STAMP) ## Run the test suite (snippets against a stand-in GPT-2, drift guard, docs, browser)
 	PYTEST_XDIST_AUTO_NUM_WORKERS=$${PYTEST_XDIST_AUTO_NUM_WORKERS:-$$(($$(nproc) + 1))} $(BIN)/python -m pytest
 
+# Lighthouse CI as lighthouserc.json configures it. The reports of an earlier audit would mislead: removed first.
 audit: site $(LIGHTHOUSE_STAMP) ## Lighthouse on every page (median of 3); fails when a page misses a goal
-	$(BIN)/python -m tools.audit
+	rm -rf audit
+	node_modules/.bin/lhci autorun
 
 bench: $(STAMP) ## Time record and site against the limit, mkdocs-jupyter and plain MkDocs; writes bench/results.json
 	$(BIN)/python -m bench.run
 
-# Not part of `make test` or `make site`: it installs several transformers releases, each into its
-# own environment in .compat/, made with uv from one package cache there, .compat/uv-cache (each
-# environment is reused while it holds what it should; `make clean` keeps them all).
+# Not part of `make test` or `make site`: it runs several transformers releases, each in an environment
+# that `uv run --with` makes and keeps in its cache, .compat/uv-cache (`make clean` keeps it).
 compat: $(STAMP) ## Run every snippet with several transformers releases; writes compat/results.json
 	UV_FIND_LINKS='$(TORCH_LINKS)' $(BIN)/python -m recorder compat $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 clean: ## Remove the built site, audit reports and caches (not .venv)
-	rm -rf site audit .pytest_cache .coverage .coverage.* test-artifacts
+	rm -rf site audit .lighthouseci .pytest_cache .coverage .coverage.* test-artifacts

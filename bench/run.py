@@ -14,8 +14,8 @@ In a temporary folder, with a full-size stand-in GPT-2 (12 layers, random weight
 Untimed, first: the limit prints exactly what the record step records. Then each ratio's two variants run back
 to back, ROUNDS times, taking turns at going first; a ratio is the median of its rounds' ratios. A round's two
 variants share the machine's state of the moment, and a median ignores a round that ran fast or slow for a reason
-of its own (one peer round here took 14.7 s, the others 16.2 to 18.5 s). Where one misses its goal, profile its
-variant: `python -m pyinstrument -m mkdocs build --strict`, say.
+of its own (bench/results.json keeps every round's ratio). Where one misses its goal, profile its variant:
+`python -m pyinstrument -m mkdocs build --strict`, say.
 """
 
 from __future__ import annotations
@@ -84,10 +84,6 @@ PART_SNIPPETS = {
 }
 
 
-class BenchFailed(RecorderError):
-    """A command failed or did other than what the benchmark times; the message says what."""
-
-
 class Sample(NamedTuple):
     """From `wait4`: the child's and its waited-for descendants' largest resident set and their CPU time."""
 
@@ -115,7 +111,7 @@ def record_copy(root: Path, build: bool) -> None:
     if root == PROJECT or not (root / MARKER).is_file():
         why = ("is the project itself: stand-in outputs never go into its outputs/" if root == PROJECT
                else f"is not a copy made by the benchmark (it has no {MARKER})")
-        raise BenchFailed(f"{root} {why}. Run `make bench`, which records into a temporary copy of its own.")
+        raise RecorderError(f"{root} {why}. Run `make bench`, which records into a temporary copy of its own.")
     # Imported here: a child's peak memory counts its parent's resident set, which these imports would grow.
     from recorder.record.step import record
 
@@ -195,38 +191,52 @@ def add_parts(root: Path) -> None:
     (root / CONFIG_FILE).write_text(config.replace("\nnav:\n", f"\nnav:\n{nav}", 1), encoding="utf-8")
 
 
+def write_peer(peer: Path, code: list[str]) -> Path:
+    """The peer's site in `peer`: the snippets' code as one jupytext page, a cell per snippet, that mkdocs-jupyter
+    executes."""
+    page = "".join(f"\n# %%\n{cell}" for cell in code)
+    (peer / "docs").mkdir(parents=True)
+    (peer / "docs" / "examples.py").write_text(f"# %% [markdown]\n# # How GPT-2 works\n{page}", encoding="utf-8")
+    (peer / CONFIG_FILE).write_text(json.dumps(PEER_CONFIG, indent=2))  # JSON is YAML too
+    return peer
+
+
 class Bench:
     """The temporary workspace, prepared, and each variant as a command run in it."""
 
     def __init__(self, folder: Path) -> None:
         self.copy, self.parts, self.limit = copy_project(folder / "project"), folder / "parts", folder / "limit.py"
         self.limit.write_text("\n\n".join(cells(self.copy)), encoding="utf-8")
-        peer = folder / "peer"
-        page = "".join(f"\n# %%\n{cell}" for cell in cells(self.copy))  # a jupytext script, a cell per snippet
-        (peer / "docs").mkdir(parents=True)
-        (peer / "docs" / "examples.py").write_text(f"# %% [markdown]\n# # How GPT-2 works\n{page}", encoding="utf-8")
-        (peer / CONFIG_FILE).write_text(json.dumps(PEER_CONFIG, indent=2))  # JSON is YAML too
         # A `make bench FORCE=1` must not reach the copies' `make` through MAKEFLAGS.
         inherited = {name: value for name, value in os.environ.items()
                      if name not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
         self.env = {**inherited, **QUIET_LIBRARIES, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(folder / "hub"),
                     "NO_MKDOCS_2_WARNING": "1"}
         published.create_stand_ins({folder / "hub": 1}, n_layer=12)
+        self.variants = self.commands(write_peer(folder / "peer", cells(self.copy)))
+        self.prepare()
+
+    def commands(self, peer: Path) -> dict[str, tuple[tuple[str | Path, ...], Path]]:
+        """Each variant, by name: its command and the folder it runs in."""
         python, cold = sys.executable, (sys.executable, "-m", "bench.run", "--record", self.copy)
-        self.variants = {"limit": ((python, self.limit), self.copy), "cold record": (cold, PROJECT),
-                         "cold make site": ((*cold, "--build"), PROJECT),
-                         "peer": ((python, "-m", "mkdocs", "build", "--strict"), peer)}
-        self.variants[ZENSICAL] = ((str(Path(python).with_name("zensical")), "build", "--strict"), self.copy)
+        variants = {"limit": ((python, self.limit), self.copy), "cold record": (cold, PROJECT),
+                    "cold make site": ((*cold, "--build"), PROJECT),
+                    "peer": ((python, "-m", "mkdocs", "build", "--strict"), peer)}
+        variants[ZENSICAL] = ((str(Path(python).with_name("zensical")), "build", "--strict"), self.copy)
         for suffix, copy in (("", self.copy), (f", {PARTS} parts", self.parts)):
-            self.variants[NOOP + suffix] = ((*MAKE, "site"), copy)
-            self.variants[PLAIN + suffix] = ((python, "-m", "mkdocs", "build", "--strict", "-f", PLAIN_CONFIG), copy)
-        self.variants[AS_TEXT] = ((python, "-m", "mkdocs", "build", "--strict", "-f", AS_TEXT_CONFIG), self.copy)
-        # Untimed: record the copy, check the limit against it, make the copy with PARTS more parts.
+            variants[NOOP + suffix] = ((*MAKE, "site"), copy)
+            variants[PLAIN + suffix] = ((python, "-m", "mkdocs", "build", "--strict", "-f", PLAIN_CONFIG), copy)
+        variants[AS_TEXT] = ((python, "-m", "mkdocs", "build", "--strict", "-f", AS_TEXT_CONFIG), self.copy)
+        return variants
+
+    def prepare(self) -> None:
+        """Untimed: record the copy, check the limit against it, make the copy with PARTS more parts, and write the
+        plain builds' configurations and pages in both."""
         self.run(*self.variants["cold record"])
         recorded = "".join((self.copy / OUTPUTS_DIR / f"{name}.txt").read_text(encoding="utf-8")
                            for name in discover(self.copy))
         if self.run(*self.variants["limit"])[1] != recorded:
-            raise BenchFailed(f"{self.limit} printed something other than the snippets' recorded outputs.")
+            raise RecorderError(f"{self.limit} printed something other than the snippets' recorded outputs.")
         print("checked: the limit's script prints exactly the outputs the record step recorded", flush=True)
         shutil.copytree(self.copy, self.parts)
         add_parts(self.parts)
@@ -248,47 +258,73 @@ class Bench:
             err.seek(0)
             stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
         if child.returncode != 0:
-            raise BenchFailed(f"`{' '.join(command)}` in {cwd} exited with status {child.returncode}:\n"
-                              f"{stdout}{stderr}")
+            raise RecorderError(f"`{' '.join(command)}` in {cwd} exited with status {child.returncode}:\n"
+                                f"{stdout}{stderr}")
         return Sample(seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime), stdout
 
     def rounds(self) -> dict[str, list[Sample]]:
         """Each ratio's two variants back to back, ROUNDS times, taking turns at going first."""
-        pairs = list(dict.fromkeys((top, bottom) for _, top, bottom, _, _ in RATIOS))
         samples: dict[str, list[Sample]] = {name: [] for name in self.variants}
-        for number, name in [(number, name) for number in range(ROUNDS) for pair in pairs
-                             for name in (pair if number % 2 == 0 else pair[::-1])]:
+        for number, name in schedule():
             argv, cwd = self.variants[name]
-            manifest = (cwd / OUTPUTS_DIR / MANIFEST_NAME).read_bytes() if name.startswith(NOOP) else None
-            samples[name].append(sample := self.run(argv, cwd)[0])
-            if manifest is not None and (cwd / OUTPUTS_DIR / MANIFEST_NAME).read_bytes() != manifest:
-                raise BenchFailed(f"`make site` in {cwd} recorded something: it was to find nothing stale.")
+            run = self.run_unchanged if name.startswith(NOOP) else self.run
+            samples[name].append(sample := run(argv, cwd)[0])
             print(f"round {number + 1}/{ROUNDS}  {name:<30} {sample.seconds:7.2f} s  {sample.peak_mib:6.0f} MiB",
                   flush=True)
         return samples
 
+    def run_unchanged(self, argv: tuple[str | Path, ...], cwd: Path) -> tuple[Sample, str]:
+        """A no-op `make site`, run: refused if it recorded something, which would time other work."""
+        manifest = (cwd / OUTPUTS_DIR / MANIFEST_NAME).read_bytes()
+        ran = self.run(argv, cwd)
+        if (cwd / OUTPUTS_DIR / MANIFEST_NAME).read_bytes() != manifest:
+            raise RecorderError(f"`make site` in {cwd} recorded something: it was to find nothing stale.")
+        return ran
 
-def report(samples: dict[str, list[Sample]]) -> str:
-    """Write the medians and the ratios against their goals to bench/results.json; the same as a table."""
-    table = {name: {"seconds": round(statistics.median(s.seconds for s in runs), 3),
-                    "cpu_seconds": round(statistics.median(s.cpu_seconds for s in runs), 3),
-                    "peak_mib": round(statistics.median(s.peak_mib for s in runs), 1), "runs": len(runs)}
-             for name, runs in samples.items()}
-    ratios = []
+
+def schedule() -> list[tuple[int, str]]:
+    """(round, variant) in the order they run: each ratio's pair back to back, the pair's order turned each round."""
+    pairs = list(dict.fromkeys((top, bottom) for _, top, bottom, _, _ in RATIOS))
+    return [(number, name) for number in range(ROUNDS) for pair in pairs
+            for name in (pair if number % 2 == 0 else pair[::-1])]
+
+
+def medians(samples: dict[str, list[Sample]]) -> dict[str, dict[str, Any]]:
+    """Each variant's median wall time, CPU time and peak memory."""
+    return {name: {"seconds": round(statistics.median(s.seconds for s in runs), 3),
+                   "cpu_seconds": round(statistics.median(s.cpu_seconds for s in runs), 3),
+                   "peak_mib": round(statistics.median(s.peak_mib for s in runs), 1), "runs": len(runs)}
+            for name, runs in samples.items()}
+
+
+def ratios(samples: dict[str, list[Sample]]) -> list[dict[str, Any]]:
+    """Each ratio of RATIOS: the median of its rounds' ratios, and whether it meets its goal."""
+    found = []
     for name, top, bottom, measure, goal in RATIOS:
         rounds = [round(getattr(above, measure) / getattr(below, measure), 3)
                   for above, below in zip(samples[top], samples[bottom])]
         value = round(statistics.median(rounds), 3)
-        ratios.append({"name": name, "value": value, "goal": goal, "met": goal is None or value <= goal,
-                       "rounds": rounds})
-    RESULTS.write_text(json.dumps({"ratios": ratios, "medians": table}, indent=2) + "\n", encoding="utf-8")
-    width = max(len(ratio["name"]) for ratio in ratios)
+        found.append({"name": name, "value": value, "goal": goal, "met": goal is None or value <= goal,
+                      "rounds": rounds})
+    return found
+
+
+def verdict(ratio: dict[str, Any]) -> str:
+    if ratio["goal"] is None:
+        return "no goal"
+    return f"goal <= {ratio['goal']}: {'met' if ratio['met'] else 'GOAL MISSED'}"
+
+
+def report(samples: dict[str, list[Sample]]) -> str:
+    """Write the medians and the ratios against their goals to bench/results.json; the same as a table."""
+    table, found = medians(samples), ratios(samples)
+    RESULTS.write_text(json.dumps({"ratios": found, "medians": table}, indent=2) + "\n", encoding="utf-8")
+    width = max(len(ratio["name"]) for ratio in found)
     lines = [f"{name:<{width}}  median {row['seconds']:6.2f} s, CPU {row['cpu_seconds']:6.2f} s, "
              f"peak {row['peak_mib']:5.0f} MiB ({row['runs']} runs)" for name, row in table.items()]
     lines += ["", "ratios, each the median of its rounds' (in brackets, their range):"] + [
-        f"{r['name']:<{width}}  {r['value']:.3f}, "
-        f"{'no goal' if r['goal'] is None else 'goal <= ' + str(r['goal']) + (': met' if r['met'] else ': GOAL MISSED')} "
-        f"(rounds {min(r['rounds']):.2f} to {max(r['rounds']):.2f})" for r in ratios]
+        f"{r['name']:<{width}}  {r['value']:.3f}, {verdict(r)} "
+        f"(rounds {min(r['rounds']):.2f} to {max(r['rounds']):.2f})" for r in found]
     return "\n".join(lines)
 
 
@@ -303,7 +339,7 @@ def main(argv: list[str]) -> int:
         with tempfile.TemporaryDirectory(prefix="gpt2-bench-") as folder:
             print(f"preparing {folder}: a full-size stand-in GPT-2, copies of the project, the peer's site", flush=True)
             samples = Bench(Path(folder)).rounds()
-    except RecorderError as error:  # BenchFailed among them
+    except RecorderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     print(f"\n{report(samples)}\n\nwrote {RESULTS.relative_to(PROJECT)}")

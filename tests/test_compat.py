@@ -18,9 +18,10 @@ import pytest
 from bs4 import BeautifulSoup
 
 from recorder.__main__ import main
+from recorder.errors import RecorderError
 from recorder.record import step, store
 from recorder.record.project import Project
-from recorder.record.snippets import SnippetError, discover, sha256_file
+from recorder.record.snippets import discover, sha256_file
 from recorder.render import compat_page
 from recorder.render.compat_page import CompatError, render
 from recorder.tools import compat
@@ -131,7 +132,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, A
     assert installs == {"1.0": None, "2.0": []}, "the pinned release installs nothing; the snippets import no package"
     printed: list[str] = []
     table = compat.check_releases(root, installs, hub_cache, timeout=30, report=printed.append,
-                                  interpreter=lambda release, wanted: release_interpreter(folder, release))
+                                  interpreter=lambda release, wanted: [str(release_interpreter(folder, release))])
     return root, table, printed
 
 
@@ -184,7 +185,7 @@ def test_a_snippet_that_outlives_its_timeout_is_an_error(tmp_path: Path) -> None
     (tmp_path / "snippets" / "part").mkdir(parents=True)
     (tmp_path / "snippets" / "part" / "slow.py").write_text("import time\ntime.sleep(30)\n", encoding="utf-8")
     snippet = discover(tmp_path)["part/slow"]
-    printed = compat.run_snippet(Path(sys.executable), tmp_path, snippet, tmp_path, timeout=0.5)
+    printed = compat.run_snippet([sys.executable], tmp_path, snippet, tmp_path, timeout=0.5)
     assert printed.error == "did not finish within 0.5 s"
 
 
@@ -336,47 +337,28 @@ def test_requirements_pin_what_the_snippets_import_with_the_release_under_test(t
     # imports it itself: transformers 4.57.6 cannot install beside huggingface_hub 1.33.0.
     wanted = compat.requirements(tmp_path, {"transformers", "huggingface_hub"}, "4.57.6")
     assert wanted == ["huggingface_hub", "transformers==4.57.6"]
-    with pytest.raises(SnippetError, match="a snippet imports `einops`, which requirements.txt does not pin"):
+    with pytest.raises(RecorderError, match="a snippet imports `einops`, which requirements.txt does not pin"):
         compat.requirements(tmp_path, {"einops"}, "4.57.6")
 
 
-def test_an_environment_is_made_with_uv_and_reused_while_it_holds_what_it_should(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    commands: list[list[str]] = []
-
-    def succeed(command: list[str], **options: Any) -> subprocess.CompletedProcess[str]:
-        commands.append(command)
-        if "venv" in command:
-            Path(command[-1]).mkdir(parents=True)
-        return subprocess.CompletedProcess(command, 0)
-
-    monkeypatch.setattr(compat.subprocess, "run", succeed)
-    printed: list[str] = []
+def test_another_release_runs_in_an_environment_of_its_own_that_uv_keeps(tmp_path: Path) -> None:
+    """Not laid over .venv, whose packages a reader does not have (PyYAML is one)."""
+    python = compat.in_environment(tmp_path, [])
+    ran = subprocess.run([*python, "-c", "import importlib.util, sys; print(importlib.util.find_spec('yaml'))"],
+                         capture_output=True, text=True, check=False)
+    assert (ran.returncode, ran.stdout) == (0, "None\n"), ran.stderr
+    assert (tmp_path / ".compat" / "uv-cache").is_dir()
     wanted = ["torch==2.13.0", "transformers==4.57.6"]
-
-    python = compat.prepare(tmp_path, "4.57.6", wanted, printed.append)
-    assert python == tmp_path / ".compat" / "venv-4.57.6" / "bin" / "python"
-    cache = ["--cache-dir", str(tmp_path / ".compat" / "uv-cache")]
-    assert [command[2:7] for command in commands] == [["uv", "--quiet", *cache, "venv"],
-                                                      ["uv", "--quiet", *cache, "pip"]], "one cache for all"
     # Where torch's CPU build is, uv reads from UV_FIND_LINKS, set by the Makefile for .venv and these alike.
-    assert commands[1][-3:] == [str(python), *wanted] and "--find-links" not in commands[1]
-    assert printed == ["creating .compat/venv-4.57.6: uv pip install torch==2.13.0 transformers==4.57.6"]
-
-    assert compat.prepare(tmp_path, "4.57.6", wanted, printed.append) == python
-    assert len(commands) == 2 and printed[-1].startswith("reusing .compat/venv-4.57.6")
-
-    compat.prepare(tmp_path, "4.57.6", [*wanted, "numpy==2.4.6"], printed.append)
-    assert len(commands) == 4, "what it holds changed: made anew"
+    assert compat.in_environment(tmp_path, wanted)[-3:] == ["--with=torch==2.13.0", "--with=transformers==4.57.6",
+                                                            "python"]
 
 
-def test_a_failed_install_is_named_and_marks_nothing_installed(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(compat.subprocess, "run", lambda command, **options: subprocess.CompletedProcess(
-        command, int("install" in command), stdout=""))
-    with pytest.raises(CompatError, match=r"could not create .compat/venv-5.0.0 .*make compat"):
-        compat.prepare(tmp_path, "5.0.0", ["transformers==5.0.0"], lambda line: None)
-    assert not (tmp_path / ".compat" / "venv-5.0.0" / compat.MARKER).exists()
+def test_a_release_that_cannot_start_is_named_with_the_fix() -> None:
+    failing = [sys.executable, "-c", "raise SystemExit('No solution found when resolving `--with` dependencies')"]
+    with pytest.raises(CompatError, match=r"(?s)transformers 5.0.0's Python could not start.*No solution found"
+                                          r".*Check that uv can install it here, then run `make compat` again"):
+        compat.release_versions(failing, "5.0.0")
 
 
 @pytest.mark.slow

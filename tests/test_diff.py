@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from recorder.__main__ import main
+from recorder.errors import RecorderError
 from recorder.pinned import REVISION, WEIGHTS_SHA256, short
 from recorder.record import store
-from recorder.tools.diff import DiffError, Outputs, render, report
+from recorder.tools.diff import Outputs, render, report
 
 # Snippets are named "<part>/<stem>", their outputs are outputs/<part>/<stem>.txt.
 GREETING_NAME, FIGURE_NAME = "part-one/greeting", "part-two/figure"
@@ -227,7 +228,7 @@ def test_an_unknown_ref_or_a_folder_outside_git_fails_naming_the_cause_and_the_f
 
     elsewhere = tmp_path / "not-a-repository"
     elsewhere.mkdir()
-    with pytest.raises(DiffError, match=r"not-a-repository is not a git repository.*run it in a clone"):
+    with pytest.raises(RecorderError, match=r"not-a-repository is not a git repository.*run it in a clone"):
         report(elsewhere)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from recorder.errors import RecorderError
 from recorder.record import hub
 
 
@@ -34,5 +35,5 @@ def test_hf_hub_offline_is_respected_without_probing(monkeypatch: pytest.MonkeyP
 def test_snapshot_with_other_weights_is_refused(tmp_path: Path) -> None:
     (tmp_path / "model.safetensors").write_bytes(b"not GPT-2")
     (tmp_path / "config.json").write_text("{}")
-    with pytest.raises(hub.WrongWeights, match="not the pinned GPT-2 weights"):
+    with pytest.raises(RecorderError, match="not the pinned GPT-2 weights"):
         hub.digests(tmp_path, pinned=True)

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from recorder.__main__ import main
+from recorder.errors import RecorderError
 from recorder.pinned import REVISION
 from recorder.record import published as published_module
 from recorder.record import store
 from recorder.record.project import Project, ProjectError
-from recorder.record.published import PublishedMismatch, article_statements, check, form
+from recorder.record.published import article_statements, check, form
 from recorder.record.snippets import discover
 from support import ROOT, edit, snapshot
 
@@ -37,17 +38,17 @@ def test_form_keeps_text_and_decimals_but_not_digits() -> None:
 
 
 def test_weight_independent_lines_must_be_equal() -> None:
-    with pytest.raises(PublishedMismatch, match=r"published/x.txt line 1 is 'False'.*does not depend on weight"):
+    with pytest.raises(RecorderError, match=r"published/x.txt line 1 is 'False'.*does not depend on weight"):
         check("x", "False\n[0.052651, 0.010756]\n", TRIALS, label="published/x.txt")
 
 
 def test_weight_dependent_lines_must_have_the_same_form() -> None:
-    with pytest.raises(PublishedMismatch, match=r"line 2 .* does not have the form"):
+    with pytest.raises(RecorderError, match=r"line 2 .* does not have the form"):
         check("x", "True\n[0.05, 0.01]\n", TRIALS, label="published/x.txt")
 
 
 def test_line_counts_must_agree() -> None:
-    with pytest.raises(PublishedMismatch, match="has 1 lines but snippets/x.py prints 2"):
+    with pytest.raises(RecorderError, match="has 1 lines but snippets/x.py prints 2"):
         check("x", "True\n", TRIALS, label="published/x.txt")
 
 
@@ -67,7 +68,7 @@ def test_what_the_article_states_is_read_from_the_plugin_options_in_mkdocs_yml(p
 def test_a_statement_about_an_output_the_article_did_not_publish_is_refused(project: Path) -> None:
     unpublished = next(name for name in sorted(discover(ROOT)) if name not in PUBLISHED)
     edit(project / "mkdocs.yml", f"{WEIGHT_DEPENDENT}:", f"{unpublished}:")
-    with pytest.raises(PublishedMismatch, match=rf"names {unpublished}, but "
+    with pytest.raises(RecorderError, match=rf"names {unpublished}, but "
                                                 rf"published/{unpublished}.txt does not exist"):
         article_statements(project)
 

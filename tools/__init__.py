@@ -1,2 +1,2 @@
-"""Developer tools around the built site (serving it locally, auditing it, and for its tokenizer, writing its
-character classes and timing its first ids)."""
+"""Developer tools around the built site (serving it locally, and for its tokenizer, writing its character classes
+and timing its first ids)."""

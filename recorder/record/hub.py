@@ -44,10 +44,6 @@ class ModelUnavailable(RecorderError):
     """The pinned model cannot be loaded here; the message says how to get it."""
 
 
-class WrongWeights(RecorderError):
-    """What was loaded is not the pinned GPT-2; it must never be recorded."""
-
-
 class DownloadFailed(RecorderError):
     """The hub, the network or the cache failed while GPT-2's files were fetched or loaded."""
 
@@ -223,12 +219,12 @@ def loaded_snapshot(namespaces: list[dict[str, Any]]) -> Path:
 
     models = [value for namespace in namespaces for value in namespace.values() if isinstance(value, PreTrainedModel)]
     if not models:
-        raise WrongWeights("no model was found in the snippets' modules after running them")
+        raise RecorderError("no model was found in the snippets' modules after running them")
     for model in models:
         loaded = (model.name_or_path, getattr(model.config, "_commit_hash", None))
         if loaded != (MODEL_ID, REVISION):
-            raise WrongWeights(f"the snippets loaded {loaded[0]} at revision {loaded[1]}, not {MODEL_ID} at the "
-                               f"pinned {REVISION}. Load it with from_pretrained({MODEL_ID!r}, revision=REVISION).")
+            raise RecorderError(f"the snippets loaded {loaded[0]} at revision {loaded[1]}, not {MODEL_ID} at the "
+                                f"pinned {REVISION}. Load it with from_pretrained({MODEL_ID!r}, revision=REVISION).")
     return _snapshot()  # where `configure` or `fetch_pinned` made sure the weights are
 
 
@@ -265,11 +261,17 @@ def digests(snapshot: Path, names: tuple[str, ...] | None = None, *, pinned: boo
     found = {name: sha256_file(snapshot / name) for name in names or sorted(os.listdir(snapshot))
              if (snapshot / name).is_file()}
     for name in (names or (WEIGHTS_FILE,)) if pinned else ():
-        weights = name == WEIGHTS_FILE
-        expected = WEIGHTS_SHA256 if weights else FILE_SHA256[name]
-        if name in found and found[name] != expected:
-            what = "the pinned GPT-2 weights" if weights else f"that of GPT-2's {name} at the pinned revision"
-            raise WrongWeights(f"{snapshot / name} has sha256 {found[name]}, not {what} ({expected}). A test "
-                               f"checkpoint's {name} or a damaged download is never recorded. Delete "
-                               f"{snapshot.parent.parent} and run `make record` with network access.")
+        if name in found:
+            _refuse_unpinned(snapshot / name, found[name])
     return found
+
+
+def _refuse_unpinned(path: Path, digest: str) -> None:
+    """Refuse a file of GPT-2 whose sha256 is not the pinned revision's."""
+    weights = path.name == WEIGHTS_FILE
+    expected = WEIGHTS_SHA256 if weights else FILE_SHA256[path.name]
+    if digest != expected:
+        what = "the pinned GPT-2 weights" if weights else f"that of GPT-2's {path.name} at the pinned revision"
+        raise RecorderError(f"{path} has sha256 {digest}, not {what} ({expected}). A test checkpoint's {path.name} "
+                            f"or a damaged download is never recorded. Delete {path.parent.parent.parent} and run "
+                            "`make record` with network access.")

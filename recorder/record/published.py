@@ -27,10 +27,6 @@ SEEDS = (1, 2)
 NUMBER = re.compile(r"[-+]?\d+(?:\.(\d+))?(?:[eE][-+]?\d+)?")
 
 
-class PublishedMismatch(RecorderError):
-    """The published text cannot be what this snippet prints."""
-
-
 def form(line: str) -> str:
     """The line with each number replaced by its count of decimals: the same text around as many numbers."""
     return NUMBER.sub(lambda match: f"<{len(match.group(1) or '')}>", line)
@@ -48,18 +44,18 @@ def check(name: str, expected_text: str, trials: list[str], *, label: str) -> tu
     depend on weights but have the same form."""
     expected, runs = expected_text.splitlines(), [trial.splitlines() for trial in trials]
     if any(len(run) != len(expected) for run in runs):
-        raise PublishedMismatch(f"{label} has {len(expected)} lines but snippets/{name}.py prints "
-                                f"{len(runs[0])}. Make the snippet print what {label} shows.")
+        raise RecorderError(f"{label} has {len(expected)} lines but snippets/{name}.py prints "
+                            f"{len(runs[0])}. Make the snippet print what {label} shows.")
     depends = lines_depending_on_weights(trials)
     for number, (line, printed) in enumerate(zip(expected, runs[0]), 1):
         if number not in depends and line != printed:
-            raise PublishedMismatch(f"{label} line {number} is {line!r}, but snippets/{name}.py prints {printed!r}, "
-                                    "and that line does not depend on weight values. "
-                                    f"Fix the snippet (or {label}, if it was copied wrongly).")
+            raise RecorderError(f"{label} line {number} is {line!r}, but snippets/{name}.py prints {printed!r}, "
+                                "and that line does not depend on weight values. "
+                                f"Fix the snippet (or {label}, if it was copied wrongly).")
         if form(line) != form(printed):
-            raise PublishedMismatch(f"{label} line {number} is {line!r}, which does not have the form of what "
-                                    f"snippets/{name}.py prints ({printed!r}). "
-                                    f"Make the snippet format its numbers as {label} does.")
+            raise RecorderError(f"{label} line {number} is {line!r}, which does not have the form of what "
+                                f"snippets/{name}.py prints ({printed!r}). "
+                                f"Make the snippet format its numbers as {label} does.")
     return len(expected) - len(depends), len(depends)
 
 
@@ -69,7 +65,7 @@ def trial_outputs(root: Path, names: list[str], hub_caches: list[Path], timeout:
     try:
         return in_child(run_trials, root, names, hub_caches, timeout)
     except BrokenProcessPool as error:
-        raise PublishedMismatch(f"the process running the snippets against the stand-ins died: {error}") from None
+        raise RecorderError(f"the process running the snippets against the stand-ins died: {error}") from None
 
 
 def run_trials(root: Path, names: list[str], hub_caches: list[Path], timeout: float) -> list[dict[str, str]]:
@@ -138,9 +134,9 @@ def attach(root: Path, targets: list[Snippet], *, timeout: float,
     (article, statements), texts = article_statements(root), {}
     for snippet in targets:
         if not (path := root / PUBLISHED_DIR / f"{snippet.name}.txt").exists():
-            raise PublishedMismatch(f"{snippet.relative(root)} needs GPT-2's weights and {path.relative_to(root)} "
-                                    "does not exist: only outputs the article published can be attached. Record it "
-                                    "for real with network access (`make record`).")
+            raise RecorderError(f"{snippet.relative(root)} needs GPT-2's weights and {path.relative_to(root)} "
+                                "does not exist: only outputs the article published can be attached. Record it "
+                                "for real with network access (`make record`).")
         texts[snippet.name] = path.read_text(encoding="utf-8")
     with stand_in_checkpoints(report) as caches:
         trials = trial_outputs(root, list(texts), caches, timeout)
@@ -160,14 +156,14 @@ def attach(root: Path, targets: list[Snippet], *, timeout: float,
 def article_statements(root: Path) -> tuple[str, dict[str, dict[str, str]]]:
     """The article's title, and what it states about the run behind each output where it states it, by output:
     the plugin's `published_article` and `published_with` in mkdocs.yml."""
-    # Imported here: reading mkdocs.yml costs a run that attaches nothing 0.2 s.
+    # Imported here, by the runs that attach published outputs: it imports MkDocs, which the others do without.
     from recorder.record.project import CONFIG_FILE, Project
 
     options = Project.load(root).options
     for name in options.published_with:
         if not (root / PUBLISHED_DIR / f"{name}.txt").exists():
-            raise PublishedMismatch(f"{CONFIG_FILE}: `published_with` names {name}, but {PUBLISHED_DIR}/{name}.txt "
-                                    "does not exist. Name only outputs the article published.")
+            raise RecorderError(f"{CONFIG_FILE}: `published_with` names {name}, but {PUBLISHED_DIR}/{name}.txt "
+                                "does not exist. Name only outputs the article published.")
     return options.published_article, {name: dict(stated) for name, stated in options.published_with.items()}
 
 

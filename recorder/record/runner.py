@@ -32,10 +32,6 @@ QUIET_LIBRARIES = {"HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_VERBOSITY"
                    "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 
-class SnippetFailed(RecorderError):
-    """A snippet raised, hung, or printed something that cannot be recorded."""
-
-
 class _Stopped(BaseException):  # not an Exception, which a snippet's own `except Exception` would swallow
     """Raised inside a snippet that runs too long or prints too much, saying so."""
 
@@ -78,8 +74,8 @@ def _deadline(seconds: float) -> Iterator[None]:
 
 def snippet_modules(snippets_dir: Path) -> dict[str, ModuleType]:
     """The modules below `snippets_dir` that snippets imported (like `pinned_gpt2`), by name."""
-    # By the text of their paths, which come from the resolved folders on sys.path: resolving
-    # each of the thousands of modules torch brings would cost a tenth of a second a call.
+    # By the text of their paths, which come from the resolved folders on sys.path: not by resolving the path of
+    # each of the thousands of modules torch brings, once after every snippet.
     folder = f"{snippets_dir.resolve()}{os.sep}"
     return {name: module for name, module in list(sys.modules.items())
             if (path := getattr(module, "__file__", None)) and os.path.abspath(path).startswith(folder)}
@@ -100,44 +96,59 @@ def part_imports(part: Path) -> Iterator[None]:
         sys.path[:] = [entry for entry in sys.path if entry not in folders]
 
 
+def _same_seeds() -> None:
+    """The same seeds before every snippet, so the order they run in cannot change an output."""
+    random.seed(0)
+    if torch := sys.modules.get("torch"):
+        torch.manual_seed(0)
+
+
+def _raised(error: Exception, snippet: Snippet, source: str, stderr: bytes) -> RecorderError:
+    """An error a snippet raised, told with the snippet's own lines of its traceback (not the runner's or the
+    libraries'), what the snippet wrote to stderr, and how to check a fix."""
+    folder = snippet.path.parents[1].resolve()
+    lines = [f'  File "{path.relative_to(folder.parent)}", line {frame.lineno}\n    {frame.line}\n'
+             for frame in traceback.extract_tb(error.__traceback__)
+             if (path := Path(frame.filename).resolve()).is_relative_to(folder)]
+    written = stderr.decode("utf-8", errors="replace").strip()
+    return RecorderError(f"{source} raised an error:\n{''.join(lines + traceback.format_exception_only(error))}"
+                         + (f"\nWhat it wrote to stderr:\n{written}\n" if written else "")
+                         + f"Fix the snippet, check it with `python {source}`, then run `make record`.")
+
+
+def _text(stdout: bytes, source: str) -> bytes:
+    """`stdout`, refused unless it is UTF-8 text."""
+    try:
+        stdout.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise RecorderError(f"{source} printed bytes that are not valid UTF-8 ({error.reason} at byte {error.start})."
+                            " Print text: decode bytes first, or print their repr().") from None
+    return stdout
+
+
 def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
     printed, noise = _CappedBuffer(), io.BytesIO()
     # Streams like sys.stdout, `.buffer` included: the bytes written reach the buffers unchanged.
     stdout, stderr = (io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogatepass", newline="",
                                        write_through=True) for buffer in (printed, noise))
     source = snippet.relative(root)
-    random.seed(0)  # the same seeds before every snippet, so the order they run in cannot change an output
-    if torch := sys.modules.get("torch"):
-        torch.manual_seed(0)
+    _same_seeds()
     started = time.perf_counter()
     try:
         with _deadline(timeout), contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
             namespace = runpy.run_path(str(snippet.path), run_name="__main__")
     except _Stopped as stopped:
-        raise SnippetFailed(f"{source} {stopped}") from None
+        raise RecorderError(f"{source} {stopped}") from None
     except SystemExit as exit_:
         if exit_.code not in (None, 0):
-            raise SnippetFailed(f"{source} exited with status {exit_.code}.") from None
+            raise RecorderError(f"{source} exited with status {exit_.code}.") from None
         namespace = {}
     except Exception as error:  # any error a snippet raises is reported, with its own lines
         if (failure := hub_failure(error, source, snippet.loads)) is not None:
             raise failure from error
-        folder = snippet.path.parents[1].resolve()  # the traceback's lines in snippets/, not in the runner or libraries
-        lines = [f'  File "{path.relative_to(folder.parent)}", line {frame.lineno}\n    {frame.line}\n'
-                 for frame in traceback.extract_tb(error.__traceback__)
-                 if (path := Path(frame.filename).resolve()).is_relative_to(folder)]
-        written = noise.getvalue().decode("utf-8", errors="replace").strip()
-        raise SnippetFailed(
-            f"{source} raised an error:\n{''.join(lines + traceback.format_exception_only(error))}"
-            + (f"\nWhat it wrote to stderr:\n{written}\n" if written else "")
-            + f"Fix the snippet, check it with `python {source}`, then run `make record`.") from None
+        raise _raised(error, snippet, source, noise.getvalue()) from None
     seconds = time.perf_counter() - started
-    try:
-        printed.getvalue().decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise SnippetFailed(f"{source} printed bytes that are not valid UTF-8 ({error.reason} at byte "
-                            f"{error.start}). Print text: decode bytes first, or print their repr().") from None
-    return Run(snippet, printed.getvalue(), seconds, namespace if snippet.loads == "weights" else {})
+    return Run(snippet, _text(printed.getvalue(), source), seconds, namespace if snippet.loads == "weights" else {})
 
 
 def run_all(root: Path, targets: list[Snippet], *, timeout: float, report: Report) -> list[Run]:
@@ -147,8 +158,7 @@ def run_all(root: Path, targets: list[Snippet], *, timeout: float, report: Repor
             for snippet in snippets:
                 runs.append(run_one(snippet, root, timeout=timeout))
                 # What a snippet built and left in reference cycles (a model of its own) goes before the next one
-                # runs, and what survives is frozen out of later collections' sight, which then cost nothing. Measured
-                # with the full-size stand-in: peak memory 1.69 GB instead of 2.36 GB, for 0.45 s of collecting in all.
+                # runs, and what survives is frozen out of later collections' sight, which then cost nothing.
                 gc.collect()
                 gc.freeze()
                 report(f"[{len(runs)}/{len(targets)}] {snippet.relative(root)}  {runs[-1].seconds:.2f} s")

@@ -42,10 +42,6 @@ _HUB_LIBRARIES = {"transformers", "huggingface_hub"}
 Loads = Literal["weights", "tokenizer"]
 
 
-class SnippetError(RecorderError):
-    """A snippet file that cannot be understood; the message names the file and the fix."""
-
-
 @dataclass(frozen=True)
 class Snippet:
     name: str  # "<part>/<stem>", e.g. "token-embeddings/row_lookup"
@@ -86,18 +82,36 @@ def _read(path: Path) -> _Module:
     try:
         tree = ast.parse(path.read_bytes(), filename=str(path))
     except SyntaxError as error:
-        raise SnippetError(f"{path}:{error.lineno}: {error.msg}. Fix the syntax error in the snippet.") from None
+        raise RecorderError(f"{path}:{error.lineno}: {error.msg}. Fix the syntax error in the snippet.") from None
+    return _Module(path, _imported_names(tree), _pretrained_on(tree))
+
+
+def _imported_names(tree: ast.AST) -> frozenset[tuple[str, str]]:
+    """(top-level module, name) of each absolute import; name "*" for `import module`."""
     names: set[tuple[str, str]] = set()
-    imported_as = {alias.asname or alias.name: alias.name for node in ast.walk(tree)
-                   if isinstance(node, ast.ImportFrom) for alias in node.names}
-    pretrained = {imported_as.get(node.value.id, "?") if isinstance(node.value, ast.Name) else "?"
-                  for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "from_pretrained"}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update((alias.name.split(".")[0], "*") for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.update((node.module.split(".")[0], alias.name) for alias in node.names)
-    return _Module(path, frozenset(names), frozenset(pretrained))
+    return frozenset(names)
+
+
+def _pretrained_on(tree: ast.AST) -> frozenset[str]:
+    """What `from_pretrained` is called on: a name imported from a module as it is named there, else "?"."""
+    imported_as = {alias.asname or alias.name: alias.name for node in ast.walk(tree)
+                   if isinstance(node, ast.ImportFrom) for alias in node.names}
+    return frozenset(imported_as.get(node.value.id, "?") if isinstance(node.value, ast.Name) else "?"
+                     for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "from_pretrained")
+
+
+def _reaches_weights(module: str, name: str, pretrained: set[str]) -> bool:
+    """Whether `name` imported from `module` loads weights: `import transformers` could reach anything, a pipeline
+    does, and so does a model class on which `from_pretrained` is called (or on something unknown)."""
+    if module != "transformers":
+        return False
+    model_loaded = bool(_MODEL_CLASS.search(name)) and bool({name, "?"} & pretrained)
+    return name == "*" or bool(_PIPELINE.search(name)) or model_loaded
 
 
 def _loads(modules: list[_Module]) -> Loads | None:
@@ -105,11 +119,7 @@ def _loads(modules: list[_Module]) -> Loads | None:
     if not imported:
         return None
     pretrained = set().union(*(found.pretrained for found in modules))
-    # `import transformers` could reach anything: it counts as loading weights.
-    if any(module == "transformers" and (name == "*" or _PIPELINE.search(name) or _MODEL_CLASS.search(name)
-                                         and ({name, "?"} & pretrained)) for module, name in imported):
-        return "weights"
-    return "tokenizer"
+    return "weights" if any(_reaches_weights(module, name, pretrained) for module, name in imported) else "tokenizer"
 
 
 def parts(root: Path) -> list[str]:
@@ -212,5 +222,5 @@ def pins_providing(pinned: Mapping[str, str], module: str, importer: str) -> lis
     names = [module] if canonicalize_name(module) in pinned else metadata.packages_distributions().get(module, [])
     if found := [pinned[canonicalize_name(name)] for name in names if canonicalize_name(name) in pinned]:
         return found
-    raise SnippetError(f"{importer} imports `{module}`, which {REQUIREMENTS} does not pin. "
-                       "Pin the package that provides it there as NAME==VERSION.")
+    raise RecorderError(f"{importer} imports `{module}`, which {REQUIREMENTS} does not pin. "
+                        "Pin the package that provides it there as NAME==VERSION.")

@@ -20,10 +20,6 @@ _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
 _LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
 
 
-class DiffError(RecorderError):
-    """git cannot give the outputs to compare with; the message names the cause and the fix."""
-
-
 class Outputs(NamedTuple):
     """The recorded outputs at one point: manifest entries and texts, by snippet name."""
 
@@ -47,8 +43,8 @@ def at_ref(root: Path, ref: str) -> Outputs:
     try:
         entries = {} if manifest is None else store.parse_manifest(manifest)
     except (ValueError, KeyError, TypeError) as error:
-        raise DiffError(f"{ref}:{OUTPUTS_DIR}/{MANIFEST_NAME} is not a valid manifest ({error}). "
-                        "Compare with another commit: `python -m recorder diff REF`.") from None
+        raise RecorderError(f"{ref}:{OUTPUTS_DIR}/{MANIFEST_NAME} is not a valid manifest ({error}). "
+                            "Compare with another commit: `python -m recorder diff REF`.") from None
     return Outputs(entries, {name: text.decode("utf-8", errors="replace") for name in entries
                              if (text := read(f"{name}.txt")) is not None})
 
@@ -57,13 +53,14 @@ def report(root: Path, ref: str | None = None) -> str:
     """The working tree against `ref`; by default against the merge base with origin/main, else HEAD."""
     found = _git(root, "rev-parse", "--git-dir")
     if found.returncode != 0:
-        raise DiffError(f"{root} is not a git repository git can read ({found.stderr.decode().strip()}). "
-                        "`python -m recorder diff` compares outputs/ with a commit: run it in a clone of the project.")
+        raise RecorderError(f"{root} is not a git repository git can read ({found.stderr.decode().strip()}). "
+                            "`python -m recorder diff` compares outputs/ with a commit: run it in a clone of the "
+                            "project.")
     if ref is None and _short(root, UPSTREAM):
         base = _short(root, _git(root, "merge-base", UPSTREAM, "HEAD").stdout.decode().strip())
         if not base:
-            raise DiffError(f"HEAD and {UPSTREAM} in {root} have no commit in common. "
-                            "Pass the ref to compare with: `make diff BASE=REF`.")
+            raise RecorderError(f"HEAD and {UPSTREAM} in {root} have no commit in common. "
+                                "Pass the ref to compare with: `make diff BASE=REF`.")
         label = f"the merge base with `{UPSTREAM}` (`{base}`)"
     else:
         base = ref or "HEAD"
@@ -72,7 +69,7 @@ def report(root: Path, ref: str | None = None) -> str:
             fix = ("Commit something first, or pass a ref: `make diff BASE=REF`." if ref is None else
                    "Pass a branch, tag or commit that exists (`git fetch` a remote one first), "
                    "e.g. `make diff BASE=HEAD~1`.")
-            raise DiffError(f"`{base}` is not a commit of the git repository at {root}. {fix}")
+            raise RecorderError(f"`{base}` is not a commit of the git repository at {root}. {fix}")
     return render(at_ref(root, base), in_tree(root), label, before_name=base)
 
 
@@ -149,8 +146,8 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
     except FileNotFoundError:
-        raise DiffError("git is not installed, and `python -m recorder diff` reads the outputs to compare "
-                        "with from git. Install git (`apt-get install git`), then run it again.") from None
+        raise RecorderError("git is not installed, and `python -m recorder diff` reads the outputs to compare "
+                            "with from git. Install git (`apt-get install git`), then run it again.") from None
 
 
 def _short(root: Path, ref: str) -> str:
