@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -231,8 +230,3 @@ def _configuration_being_read() -> tuple[Path, str]:
         frame = frame.f_back
     raise Unpublishable("recorder.state.checked is called from the configuration file, by MkDocs or Zensical, "
                         "which name the file; elsewhere, pass its path.")
-
-
-def clear(project: Project) -> None:
-    """Forget the kept state and the copies (the next build works them out anew)."""
-    shutil.rmtree(generated_dir(project), ignore_errors=True)
