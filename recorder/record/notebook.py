@@ -25,11 +25,6 @@ from recorder.recorded import Recorded, fence, recorded
 from recorder.provenance import Origin
 
 
-def load(root: Path) -> tuple[Project, Recorded]:
-    project = Project.load(root)
-    return project, recorded(project)
-
-
 def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
     """The notebook of `part`, as `make record` writes it and the build expects it."""
     markdown = project.page(part.page)[0]
@@ -81,12 +76,6 @@ def _cell(source: str, cell_id: str, outputs: list[dict[str, str]] | None = None
     """A code cell as nbformat's schema has it."""
     return {"cell_type": "code", "execution_count": None, "id": cell_id[:64].replace("_", "-"), "metadata": {},
             "outputs": outputs or [], "source": source}
-
-
-def drift(project: Project, recorded: Recorded) -> list[store.Problem]:
-    """Everything that lags behind the sources, for the build and `recorder check` alike: stale or hand-edited
-    outputs first, then notebooks that differ from what `make record` writes."""
-    return store.problems(project.root, entries=recorded.manifest) + problems(project, recorded)
 
 
 def problems(project: Project, recorded: Recorded) -> list[store.Problem]:
