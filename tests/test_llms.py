@@ -13,7 +13,7 @@ import yaml
 from mkdocs.utils.meta import get_data
 
 from recorder.record import store
-from recorder.record.notebook import load
+from recorder.recorded import recorded
 from recorder.record.project import Part, Project
 from recorder.directives import Example, Figure, Listing, parse
 from support import ROOT
@@ -168,7 +168,7 @@ def _nav_titles() -> list[tuple[str, str]]:
 def test_a_part_s_markdown_gives_each_figure_as_its_text_alternative(built_site: Path, part: Part) -> None:
     markdown = markdown_of(built_site, part.page)
     body, _ = front_matter(part)
-    values = load(ROOT)[1]
+    values = recorded(PROJECT)
     figures = [directive for directive in parse(body) if isinstance(directive, Figure)]
     lines = [line for line in markdown.splitlines() if line.startswith("**Figure:**")]
     assert len(lines) == len(figures)
