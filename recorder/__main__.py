@@ -20,22 +20,35 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m recorder", description=__doc__)
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: here)")
     commands = parser.add_subparsers(dest="command", required=True)
-    for name, about in (("record", "re-run stale snippets and record their outputs"),
-                        ("site", "record what is stale, then build the site with `mkdocs build --strict`")):
+    for name, about in (
+        ("record", "re-run stale snippets and record their outputs"),
+        ("site", "record what is stale, then build the site with `mkdocs build --strict`"),
+    ):
         run = commands.add_parser(name, help=about)
         run.add_argument("--force", action="store_true", help="re-run every snippet")
-        run.add_argument("--published", action="store_true",
-                         help="attach the article's published outputs for model snippets (offline)")
+        run.add_argument(
+            "--published",
+            action="store_true",
+            help="attach the article's published outputs for model snippets (offline)",
+        )
         run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
     commands.add_parser("check", help="list what keeps the site from being built, as every build judges it")
     compare = commands.add_parser("diff", help="what changed in the recorded outputs since a git ref, as Markdown")
-    compare.add_argument("base", nargs="?", help=f"a git ref (default: the merge base with {diff.UPSTREAM} "
-                                                 "when that ref exists, else HEAD)")
+    compare.add_argument(
+        "base",
+        nargs="?",
+        help=f"a git ref (default: the merge base with {diff.UPSTREAM} when that ref exists, else HEAD)",
+    )
     catch_up = commands.add_parser("pr-record", help="record what is stale and report it; fails if anything was")
-    catch_up.add_argument("--summary", type=Path, default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
-                          help="also append the report to this file (default: $GITHUB_STEP_SUMMARY)")
-    compat = commands.add_parser("compat", help="run every snippet with several transformers releases; "
-                                                "writes compat/results.json")
+    catch_up.add_argument(
+        "--summary",
+        type=Path,
+        default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
+        help="also append the report to this file (default: $GITHUB_STEP_SUMMARY)",
+    )
+    compat = commands.add_parser(
+        "compat", help="run every snippet with several transformers releases; writes compat/results.json"
+    )
     compat.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
     args = parser.parse_args(argv)
     root, progress = args.root.resolve(), partial(print, flush=True)

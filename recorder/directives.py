@@ -20,8 +20,10 @@ _VALUE_NAME = re.compile(r"(?:[a-z][-a-z0-9_]*/)?[a-z][a-z0-9_]*$")
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 # A code span (skipped), or a directive up to the first `}}` outside double quotes (a figure's ALT may
 # hold values), else, with an unclosed quote, up to the first `}}`.
-_TOKEN = re.compile(r'(?P<ticks>`+)[^`\n].*?(?P=ticks)'
-                    r'|\{\{(?P<body>(?:"[^"\n]*"|[^"\n])*?)\}\}|\{\{(?P<loose>.*?)\}\}')
+_TOKEN = re.compile(
+    r"(?P<ticks>`+)[^`\n].*?(?P=ticks)"
+    r'|\{\{(?P<body>(?:"[^"\n]*"|[^"\n])*?)\}\}|\{\{(?P<loose>.*?)\}\}'
+)
 _INNER = re.compile(r"\{\{(?P<body>.*?)\}\}")
 
 
@@ -94,7 +96,10 @@ class Origins(Block):
 Directive = Code | Example | Figure | Provenance | Compatibility | Parts | Origins | Value
 _LISTINGS: dict[str, type[Code | Example]] = {"code": Code, "example": Example}
 _TABLES: dict[str, type[Provenance | Compatibility | Parts]] = {
-    "provenance": Provenance, "compatibility": Compatibility, "parts": Parts}
+    "provenance": Provenance,
+    "compatibility": Compatibility,
+    "parts": Parts,
+}
 
 
 def parse(markdown: str) -> list[Directive]:
@@ -106,7 +111,7 @@ def parse(markdown: str) -> list[Directive]:
         for token in [] if number in fenced else _TOKEN.finditer(line):
             body = token.group("loose") if token.group("body") is None else token.group("body")
             if body is not None:  # not a code span
-                before, after = line[:token.start()], line[token.end():]
+                before, after = line[: token.start()], line[token.end() :]
                 alone = not before.strip(" \t") and not after.strip(" \t")
                 found.append(_directive(body, token.group(0), number, before if alone else None))
     return found
@@ -118,8 +123,9 @@ def _fenced(lines: list[str]) -> set[int]:
     number = 0
     while number < len(lines):
         if opening := _FENCE.match(lines[number]):
-            closing = next((end for end in range(number + 1, len(lines))
-                            if lines[end].strip(" \t") == opening.group(1)), None)
+            closing = next(
+                (end for end in range(number + 1, len(lines)) if lines[end].strip(" \t") == opening.group(1)), None
+            )
             if closing is not None:
                 fenced.update(range(number, closing + 1))
                 number = closing
@@ -133,12 +139,16 @@ def _directive(body: str, text: str, line: int, indent: str | None) -> Directive
     argument = argument.strip()
     if kind == "value":
         if not _VALUE_NAME.match(argument):
-            raise PageError(f"`{{{{ value {argument} }}}}` needs PART/NAME, a value of a part's values.yml, "
-                            "or a built-in value's name.")
+            raise PageError(
+                f"`{{{{ value {argument} }}}}` needs PART/NAME, a value of a part's values.yml, "
+                "or a built-in value's name."
+            )
         return Value(text, argument)
     if kind not in (*_LISTINGS, "figure", "origins", *_TABLES):
-        raise PageError(f"unknown directive `{{{{{body}}}}}`. "
-                        "Use code, example, figure, provenance, compatibility, parts, origins or value.")
+        raise PageError(
+            f"unknown directive `{{{{{body}}}}}`. "
+            "Use code, example, figure, provenance, compatibility, parts, origins or value."
+        )
     if indent is None:
         raise PageError(f"`{{{{ {kind} ... }}}}` must stand alone on its own line.")
     if kind == "origins":
@@ -154,8 +164,10 @@ def _directive(body: str, text: str, line: int, indent: str | None) -> Directive
             raise PageError(f'`{{{{ figure {argument} }}}}` needs PART/FILE.py "alt text".')
         return Figure(text, line, indent, figure["file"], _alt(figure["alt"], line))
     if (parsed := _ARGUMENT.match(argument)) is None:
-        raise PageError(f"`{{{{ {kind} {argument} }}}}` needs PART/FILE.py or PART/FILE.py:SECTION, "
-                        "optionally followed by highlight=SUBSECTION.")
+        raise PageError(
+            f"`{{{{ {kind} {argument} }}}}` needs PART/FILE.py or PART/FILE.py:SECTION, "
+            "optionally followed by highlight=SUBSECTION."
+        )
     return _LISTINGS[kind](text, line, indent, parsed["file"], parsed["section"], parsed["highlight"])
 
 
@@ -166,6 +178,6 @@ def _alt(alt: str, line: int) -> tuple[str | Value, ...]:
     for token in _INNER.finditer(alt):
         value = _directive(token.group("body"), token.group(0), line, indent=None)
         assert isinstance(value, Value), "any other directive must stand alone, which raised"
-        parts += [alt[end:token.start()], value]
+        parts += [alt[end : token.start()], value]
         end = token.end()
     return tuple(part for part in [*parts, alt[end:]] if part)

@@ -20,8 +20,7 @@ STAND_INS = f"two stand-in models ({STAND_IN})"
 _LINE_VERSIONS = ("transformers", "torch", "python")
 NAMES = {"python": "Python"}  # how a package is named where it is not by its own name
 SHORT_HASH = 12  # the characters of a hash the Provenance table shows before it opens onto the rest
-LABELS = ("Origin", "Snippet and its imports", "Recorded output", "Model", "Published run",
-          "Library versions", "When")
+LABELS = ("Origin", "Snippet and its imports", "Recorded output", "Model", "Published run", "Library versions", "When")
 
 
 def _time(moment: Any) -> str:
@@ -64,8 +63,9 @@ class Origin:
             published = entry.get("published") or {}
             stated = {what: version for what, version in (published.get("stated") or {}).items() if what != "revision"}
             return cls("published", model, stated, recorded_at, published)
-        return cls(model.get("loaded", "weights") if model else None, model, entry.get("versions") or {}, recorded_at,
-                   {})
+        return cls(
+            model.get("loaded", "weights") if model else None, model, entry.get("versions") or {}, recorded_at, {}
+        )
 
     def who(self, cite: Callable[[str], str] = _cite) -> str:
         if self.kind != "published":
@@ -111,8 +111,11 @@ class Origin:
         published = self.kind == "published"
         who = self.who(emphasis if markdown else _cite)
         who = who if markdown else f"<strong>{who}</strong>" + ("" if published else f" on {day}")
-        named = [f"{NAMES.get(package, package)} {text(str(self.versions[package]))}"
-                 for package in _LINE_VERSIONS if self.versions.get(package)]
+        named = [
+            f"{NAMES.get(package, package)} {text(str(self.versions[package]))}"
+            for package in _LINE_VERSIONS
+            if self.versions.get(package)
+        ]
         shown = [who, self.gpt2(code), *named]
         if not published:
             return " · ".join(shown)
@@ -130,22 +133,33 @@ def origins(manifest: Mapping[str, Mapping[str, Any]], parts: Mapping[str, str],
     article = next((str(origin.published.get("article")) for origin in found if origin.kind == "published"), "")
     described = {  # what the outputs of each kind are, as (one, several)
         None: ("comes from a snippet the build ran with no model", "come from snippets the build ran with no model"),
-        "tokenizer": ("comes from a snippet the build ran with GPT-2's tokenizer alone",
-                      "come from snippets the build ran with GPT-2's tokenizer alone"),
-        "weights": ("comes from a snippet the build ran against GPT-2's weights, their sha256 verified",
-                    "come from snippets the build ran against GPT-2's weights, their sha256 verified"),
-        "published": (f"was published in the article {_cite(article)}: the build did not run its snippet against "
-                      f"GPT-2, and checked it against {STAND_INS} instead",
-                      f"were published in the article {_cite(article)}: the build did not run their snippets against "
-                      f"GPT-2, and checked them against {STAND_INS} instead"),
+        "tokenizer": (
+            "comes from a snippet the build ran with GPT-2's tokenizer alone",
+            "come from snippets the build ran with GPT-2's tokenizer alone",
+        ),
+        "weights": (
+            "comes from a snippet the build ran against GPT-2's weights, their sha256 verified",
+            "come from snippets the build ran against GPT-2's weights, their sha256 verified",
+        ),
+        "published": (
+            f"was published in the article {_cite(article)}: the build did not run its snippet against "
+            f"GPT-2, and checked it against {STAND_INS} instead",
+            f"were published in the article {_cite(article)}: the build did not run their snippets against "
+            f"GPT-2, and checked them against {STAND_INS} instead",
+        ),
     }
-    clauses = [f"{kinds[kind]} {one if kinds[kind] == 1 else several}"
-               for kind, (one, several) in described.items() if kinds[kind]]
+    clauses = [
+        f"{kinds[kind]} {one if kinds[kind] == 1 else several}"
+        for kind, (one, several) in described.items()
+        if kinds[kind]
+    ]
     listed = clauses[0] if len(clauses) == 1 else f"{'; '.join(clauses[:-1])}; and {clauses[-1]}"
     where = f"for {html.escape(parts.get(part, part))}" if part else "on this site"
     outputs = "output" if len(names) == 1 else "outputs"
-    return (f'<p class="recorded-origins">Of the {len(names)} {outputs} recorded {where}, {listed}. The line under '
-            "each output says which, and opens onto its record.</p>")
+    return (
+        f'<p class="recorded-origins">Of the {len(names)} {outputs} recorded {where}, {listed}. The line under '
+        "each output says which, and opens onto its record.</p>"
+    )
 
 
 def line_count(published: Mapping[str, Any], key: str) -> int | None:
@@ -165,35 +179,47 @@ def caption(entry: Mapping[str, Any], name: str, repository: Repository | None) 
     """The line under an output, which opens onto its whole record, then its source: outside the <summary>, as
     screen readers cannot reach a control nested in a control."""
     rows = "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in fields(entry) if value is not None)
-    return (f'<details class="provenance-record"><summary>{Origin.of(entry).line()}</summary>'
-            f'<dl class="provenance-record__fields">{rows}</dl></details> · '
-            f"Source: {source_link(name, repository)}")
+    return (
+        f'<details class="provenance-record"><summary>{Origin.of(entry).line()}</summary>'
+        f'<dl class="provenance-record__fields">{rows}</dl></details> · '
+        f"Source: {source_link(name, repository)}"
+    )
 
 
-def grouped_rows(names: Iterable[str], parts: Mapping[str, str], group_class: str, columns: int,
-                 row: Callable[[str], str]) -> str:
+def grouped_rows(
+    names: Iterable[str], parts: Mapping[str, str], group_class: str, columns: int, row: Callable[[str], str]
+) -> str:
     """A <tbody> per part, in the order of `parts` (part -> title), then any other's folder: its title across
     `columns`, then `row(name)` for each of its snippets. The Provenance and compatibility tables group so."""
     groups: dict[str, list[str]] = {part: [] for part in parts}
     for name in names:
         groups.setdefault(name.rpartition("/")[0], []).append(name)
-    return "".join(f'<tbody><tr class="{group_class}"><th scope="rowgroup" colspan="{columns}">'
-                   f"{html.escape(parts.get(part) or part or SNIPPETS_DIR)}</th></tr>{''.join(map(row, found))}</tbody>"
-                   for part, found in groups.items() if found)
+    return "".join(
+        f'<tbody><tr class="{group_class}"><th scope="rowgroup" colspan="{columns}">'
+        f"{html.escape(parts.get(part) or part or SNIPPETS_DIR)}</th></tr>{''.join(map(row, found))}</tbody>"
+        for part, found in groups.items()
+        if found
+    )
 
 
-def record_table(manifest: Mapping[str, Mapping[str, Any]], repository: Repository | None, parts: Mapping[str, str]) -> str:
+def record_table(
+    manifest: Mapping[str, Mapping[str, Any]], repository: Repository | None, parts: Mapping[str, str]
+) -> str:
     """Every output's record, a row each, grouped by part, in the scrolling container Material's script would
     build around it after load, at the cost of laying the table out again (400 ms of blocking time on a phone)."""
+
     def row(name: str) -> str:
-        cells = "".join(f"<td>{'—' if value is None else value}</td>"
-                        for _, value in fields(manifest[name], short_hashes=True))
+        cells = "".join(
+            f"<td>{'—' if value is None else value}</td>" for _, value in fields(manifest[name], short_hashes=True)
+        )
         return f'<tr><th scope="row">{source_link(name, repository)}</th>{cells}</tr>'
 
     head = "".join(f'<th scope="col">{label}</th>' for label in ("Snippet", *LABELS))
     bodies = grouped_rows(sorted(manifest), parts, "provenance-table__part", 1 + len(LABELS), row)
-    return (f'<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
-            f'<table class="provenance-table"><thead><tr>{head}</tr></thead>{bodies}</table></div></div>')
+    return (
+        f'<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
+        f'<table class="provenance-table"><thead><tr>{head}</tr></thead>{bodies}</table></div></div>'
+    )
 
 
 def fields(entry: Mapping[str, Any], *, short_hashes: bool = False) -> list[tuple[str, str | None]]:
@@ -206,7 +232,8 @@ def fields(entry: Mapping[str, Any], *, short_hashes: bool = False) -> list[tupl
         f"{_versions(published.get('stated') or {}, short_hashes) or 'no revision or version'} for it; copied to "
         f"{_code(published.get('text'))}. Checked here on {recorded} against {STAND_INS}: {origin.stand_ins_showed} "
         f"({html.escape(str(published.get('exact_lines')))} line(s) equal, "
-        f"{html.escape(str(published.get('weight_dependent_lines')))} compared by form)")
+        f"{html.escape(str(published.get('weight_dependent_lines')))} compared by form)"
+    )
     values = [
         f"{origin.who()}, {NOT_RERUN}" if origin.kind == "published" else origin.who(),
         _hashes(entry.get("sources") or {}, short_hashes),
@@ -214,7 +241,8 @@ def fields(entry: Mapping[str, Any], *, short_hashes: bool = False) -> list[tupl
         _model(origin, short_hashes),
         run or None,
         f"Of the check against stand-ins: {versions}" if run else versions,
-        f"Checked here on {recorded}" if origin.kind == "published"
+        f"Checked here on {recorded}"
+        if origin.kind == "published"
         else f"Recorded on {recorded}, in {html.escape(str(entry.get('seconds')))} s",
     ]
     return list(zip(LABELS, values, strict=True))
@@ -241,8 +269,9 @@ def _model(origin: Origin, short: bool) -> str:
     files = origin.model.get("files")
     if origin.kind == "published":
         stated = origin.stated_revision
-        return (f"{described} in the snippet, not loaded by the build; the article states "
-                + ("no revision for this output" if stated is None else f"revision {_hash(stated, short)}"))
+        return f"{described} in the snippet, not loaded by the build; the article states " + (
+            "no revision for this output" if stated is None else f"revision {_hash(stated, short)}"
+        )
     if not files:
         return f"{described}, not loaded by the build"
     only = "its tokenizer only (no weights), " if origin.kind == "tokenizer" else ""
@@ -251,5 +280,9 @@ def _model(origin: Origin, short: bool) -> str:
 
 def _versions(versions: Mapping[str, Any], short: bool = False) -> str:
     """Each package with its version; a revision (which the article may state) as a hash."""
-    return ", ".join(f"revision {_hash(version, short)}" if what == "revision" else
-                     f"{html.escape(NAMES.get(what, what))} {_code(version)}" for what, version in versions.items())
+    return ", ".join(
+        f"revision {_hash(version, short)}"
+        if what == "revision"
+        else f"{html.escape(NAMES.get(what, what))} {_code(version)}"
+        for what, version in versions.items()
+    )

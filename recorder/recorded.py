@@ -52,8 +52,10 @@ class Recorded:
         if name not in self.values:
             part = name.partition("/")[0]
             known = ", ".join(sorted(known for known in self.values if known.startswith(f"{part}/"))) or "none"
-            raise PageError(f"unknown value `{name}` (known in {part}: {known}; built in: "
-                            f"{', '.join(self.builtins)}). Declare it in {SNIPPETS_DIR}/{part}/{VALUES_FILE}.")
+            raise PageError(
+                f"unknown value `{name}` (known in {part}: {known}; built in: "
+                f"{', '.join(self.builtins)}). Declare it in {SNIPPETS_DIR}/{part}/{VALUES_FILE}."
+            )
         return self.values[name]
 
 
@@ -63,8 +65,9 @@ def in_prose_style(value: str) -> str:
     return f"{int(value):,}" if re.fullmatch(r"[0-9]+", value) else value
 
 
-def recorded(project: Project, repository: Repository | None = None,
-             manifest: dict[str, dict[str, Any]] | None = None) -> Recorded:
+def recorded(
+    project: Project, repository: Repository | None = None, manifest: dict[str, dict[str, Any]] | None = None
+) -> Recorded:
     """What the pages of `project` may read; a record run passes the manifest it has read already."""
     manifest = store.read_manifest(project.root) if manifest is None else manifest
     transformers = pins(project.root).get("transformers", "transformers==?").partition("==")[2]
@@ -72,8 +75,9 @@ def recorded(project: Project, repository: Repository | None = None,
     found_parts = project.parts()
     parts = {part.name: part.title for part in found_parts}
     descriptions = {part.name: str(project.page(part.page)[1].get("description", "")) for part in found_parts}
-    found = Recorded(project.root, manifest, repository=repository, builtins=builtins, parts=parts,
-                     descriptions=descriptions)
+    found = Recorded(
+        project.root, manifest, repository=repository, builtins=builtins, parts=parts, descriptions=descriptions
+    )
     values, unreadable, read_from = {}, {}, {}
     for part in parts:
         for template in templates(project.root, part):
@@ -86,10 +90,12 @@ def recorded(project: Project, repository: Repository | None = None,
             for name, value in read.items():
                 key, shown = f"{part}/{name}", in_prose_style(value)
                 if values.setdefault(key, shown) != shown:
-                    unreadable[key] = (f"value `{key}` reads {values[key]!r} in {read_from[key]} but {shown!r} in "
-                                       f"{output}: every output whose template in {SNIPPETS_DIR}/{part}/{VALUES_FILE} "
-                                       "names it must print the same. Fix the snippet that prints it wrong, or, if "
-                                       "they are not the same value, give each its own name.")
+                    unreadable[key] = (
+                        f"value `{key}` reads {values[key]!r} in {read_from[key]} but {shown!r} in "
+                        f"{output}: every output whose template in {SNIPPETS_DIR}/{part}/{VALUES_FILE} "
+                        "names it must print the same. Fix the snippet that prints it wrong, or, if "
+                        "they are not the same value, give each its own name."
+                    )
                 read_from.setdefault(key, output)
     return replace(found, values=values, unreadable=unreadable)
 
@@ -100,14 +106,19 @@ def check_include(root: Path, file: str, section: str | None) -> list[tuple[str,
     path = root / SNIPPETS_DIR / file
     if not path.is_file():
         raise PageError(f"{SNIPPETS_DIR}/{file} does not exist. Fix the directive's file name.")
-    matches = [_SECTION_MARKER.match(line) if "8<-" in line else None
-               for line in path.read_text(encoding="utf-8").splitlines()]
-    markers = [(match.group("type").lower(), match.group("name")) if match and not match.group("escape") else None
-               for match in matches]
+    matches = [
+        _SECTION_MARKER.match(line) if "8<-" in line else None for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    markers = [
+        (match.group("type").lower(), match.group("name")) if match and not match.group("escape") else None
+        for match in matches
+    ]
     for edge in ("start", "end"):
         if section and (edge, section) not in markers:
-            raise PageError(f"{SNIPPETS_DIR}/{file} has no `# --8<-- [{edge}:{section}]` marker. Mark the lines the "
-                            f"page shows with [start:{section}] and [end:{section}], or fix the section name.")
+            raise PageError(
+                f"{SNIPPETS_DIR}/{file} has no `# --8<-- [{edge}:{section}]` marker. Mark the lines the "
+                f"page shows with [start:{section}] and [end:{section}], or fix the section name."
+            )
     return markers
 
 
@@ -126,8 +137,10 @@ def highlighted_lines(root: Path, file: str, section: str | None, subsection: st
     if not (numbers := [number for number, highlighted in enumerate(shown, 1) if highlighted]):
         where = f"section `{section}`" if section else "the file"
         between = f", between [start:{section}] and [end:{section}]" if section else ""
-        raise PageError(f"{SNIPPETS_DIR}/{file}: section `{subsection}` holds no line of {where}. Put "
-                        f"[start:{subsection}] and [end:{subsection}] around the lines to highlight{between}.")
+        raise PageError(
+            f"{SNIPPETS_DIR}/{file}: section `{subsection}` holds no line of {where}. Put "
+            f"[start:{subsection}] and [end:{subsection}] around the lines to highlight{between}."
+        )
     return numbers
 
 

@@ -55,9 +55,11 @@ def from_environment(environ: Mapping[str, str]) -> Repository | None:
         return None
     for name, (form, example) in _FORMATS.items():
         if not re.fullmatch(form, values[name]):
-            raise RepositoryError(f"the environment variable {name}={values[name]!r} is not {example}, so pages cannot "
-                                  f"link to the repository. Set it as GitHub Actions does, or unset "
-                                  f"{', '.join(VARIABLES)} to link pages to the copies inside the site.")
+            raise RepositoryError(
+                f"the environment variable {name}={values[name]!r} is not {example}, so pages cannot "
+                f"link to the repository. Set it as GitHub Actions does, or unset "
+                f"{', '.join(VARIABLES)} to link pages to the copies inside the site."
+            )
     return Repository(*values.values())
 
 

@@ -64,14 +64,23 @@ def generated_dir(project: Project) -> Path:
 def inputs(project: Project) -> list[Path]:
     """Every file the pages' state depends on, in a stable order; the generated folder is not one."""
     root, docs = project.root, project.docs_dir
-    folders = [(root / SNIPPETS_DIR, "**/*"), (root / OUTPUTS_DIR, "**/*"), (root / PUBLISHED_DIR, "**/*"),
-               (docs, "*.md"), (docs / NOTEBOOKS_DIR, "*.ipynb"), (root / "compat", "*.json")]
+    folders = [
+        (root / SNIPPETS_DIR, "**/*"),
+        (root / OUTPUTS_DIR, "**/*"),
+        (root / PUBLISHED_DIR, "**/*"),
+        (docs, "*.md"),
+        (docs / NOTEBOOKS_DIR, "*.ipynb"),
+        (root / "compat", "*.json"),
+    ]
     found = [project.config_file, root / REQUIREMENTS]
     # The code that judges the state, and words what the pages say of it, is an input too.
     folders.append((Path(__file__).parent, "**/*.py"))
     for folder, pattern in folders:
-        found += sorted(path for path in folder.glob(pattern)
-                        if path.is_file() and _SKIPPED.isdisjoint(path.relative_to(folder).parts))
+        found += sorted(
+            path
+            for path in folder.glob(pattern)
+            if path.is_file() and _SKIPPED.isdisjoint(path.relative_to(folder).parts)
+        )
     return found
 
 
@@ -116,12 +125,19 @@ def current(project: Project) -> State:
     content = digest(project)
     kept = generated_dir(project) / STATE_FILE
     try:
-        state = State(**{key: tuple(value) if isinstance(value, list) else value
-                         for key, value in json.loads(kept.read_text(encoding="utf-8")).items()})
+        state = State(
+            **{
+                key: tuple(value) if isinstance(value, list) else value
+                for key, value in json.loads(kept.read_text(encoding="utf-8")).items()
+            }
+        )
     except (OSError, ValueError, TypeError):
         state = None
-    if state is not None and state.digest == content and all(
-            (generated_dir(project) / copy).is_file() for copy in state.copies):
+    if (
+        state is not None
+        and state.digest == content
+        and all((generated_dir(project) / copy).is_file() for copy in state.copies)
+    ):
         return state
     state = work_out(project, content)
     if not state.problems:
@@ -137,8 +153,11 @@ def write_copies(project: Project) -> tuple[str, ...]:
     from recorder.render.tokenizer_files import verified  # checks each file's pinned sha256
 
     root, folder = project.root, generated_dir(project)
-    sources = {path.relative_to(root).as_posix(): path for path in sorted((root / SNIPPETS_DIR).rglob("*.py"))
-               if "__pycache__" not in path.parts}
+    sources = {
+        path.relative_to(root).as_posix(): path
+        for path in sorted((root / SNIPPETS_DIR).rglob("*.py"))
+        if "__pycache__" not in path.parts
+    }
     sources[f"{OUTPUTS_DIR}/{MANIFEST_NAME}"] = root / OUTPUTS_DIR / MANIFEST_NAME
     sources |= {published.site_path: published.source for published in verified()}
     for kept in [path for path in folder.rglob("*") if path.is_file()] if folder.is_dir() else []:
@@ -197,14 +216,17 @@ def llms_sections(listed: dict[str, list[Any]]) -> dict[str, list[Any]]:
     except RecorderError as error:
         raise Unpublishable(str(error)) from None
     sections = {title: list(entries) for title, entries in (listed or {}).items()}
-    named = {next(iter(entry)) if isinstance(entry, dict) else entry for entries in sections.values()
-             for entry in entries}
+    named = {
+        next(iter(entry)) if isinstance(entry, dict) else entry for entries in sections.values() for entry in entries
+    }
     pages = sections.setdefault(project.options.llms_section, [])
     pages += [{part.page: descriptions[part.name]} for part in parts if part.page not in named]
     if engine == MKDOCS:
         sections.setdefault("Notebooks", []).extend(
             {part.notebook: f"The examples of {part.title} as one notebook, with their outputs"}
-            for part in parts if part.notebook not in named)
+            for part in parts
+            if part.notebook not in named
+        )
     return sections
 
 
@@ -224,9 +246,13 @@ def _configuration_being_read() -> tuple[Path, str]:
         if frame.f_code.co_name == "parse_mkdocs_config" and "path" in frame.f_locals:
             path = Path(frame.f_locals["path"]).resolve()
             if Path.cwd().resolve() != path.parent:  # its pymdownx.snippets reads base_path from there
-                raise Unpublishable(f"Zensical reads the snippets from the folder it runs in, not from {path.name}'s: "
-                                    f"run it from {path.parent}.")
+                raise Unpublishable(
+                    f"Zensical reads the snippets from the folder it runs in, not from {path.name}'s: "
+                    f"run it from {path.parent}."
+                )
             return path, "zensical"
         frame = frame.f_back
-    raise Unpublishable("recorder.state.checked is called from the configuration file, by MkDocs or Zensical, "
-                        "which name the file; elsewhere, pass its path.")
+    raise Unpublishable(
+        "recorder.state.checked is called from the configuration file, by MkDocs or Zensical, "
+        "which name the file; elsewhere, pass its path."
+    )

@@ -47,23 +47,31 @@ class Template:
         output = f"{OUTPUTS_DIR}/{self.part}/{self.output}.txt"
         for number, (template, line) in enumerate(zip(self.lines, lines, strict=False), 1):
             fields = _fields(template)
-            pattern = "".join(re.escape(literal) + {None: "", "": "(.*?)"}.get(name, "(.+?)") for literal, name in fields)
+            pattern = "".join(
+                re.escape(literal) + {None: "", "": "(.*?)"}.get(name, "(.+?)") for literal, name in fields
+            )
             names = [name for _, name in fields if name is not None]  # "" for `{}`
             if (match := re.fullmatch(pattern, line)) is None:
-                raise TemplateError(f"value {_listed([name for name in names if name] or list(self.names))}: line "
-                                    f"{number} of {output} reads {line!r}, which the template line {template!r} in "
-                                    f"{self.where} does not match. Fix the template to the output (see `make diff`), "
-                                    "or the snippet.")
+                raise TemplateError(
+                    f"value {_listed([name for name in names if name] or list(self.names))}: line "
+                    f"{number} of {output} reads {line!r}, which the template line {template!r} in "
+                    f"{self.where} does not match. Fix the template to the output (see `make diff`), "
+                    "or the snippet."
+                )
             for name, value in zip(names, match.groups(), strict=True):
                 if name and found.setdefault(name, value) != value:
-                    raise TemplateError(f"value `{name}` reads both {found[name]!r} and {value!r} in {output}, "
-                                        f"where {self.where} names it twice: both must read the same. Fix the "
-                                        "snippet, or, if they are not the same value, give each its own name.")
+                    raise TemplateError(
+                        f"value `{name}` reads both {found[name]!r} and {value!r} in {output}, "
+                        f"where {self.where} names it twice: both must read the same. Fix the "
+                        "snippet, or, if they are not the same value, give each its own name."
+                    )
         if len(lines) != len(self.lines):
             number = min(len(lines), len(self.lines)) + 1
-            what = (f"has {len(lines)} lines, the template {len(self.lines)}" if lines else "is empty")
-            raise TemplateError(f"value {_listed(list(self.names))}: {output} {what}, from line {number} on. A "
-                              f"template in {self.where} matches the whole output: add or remove its lines.")
+            what = f"has {len(lines)} lines, the template {len(self.lines)}" if lines else "is empty"
+            raise TemplateError(
+                f"value {_listed(list(self.names))}: {output} {what}, from line {number} on. A "
+                f"template in {self.where} matches the whole output: add or remove its lines."
+            )
         return found
 
 
@@ -96,8 +104,10 @@ def templates(root: Path, part: str) -> list[Template]:
     for output, written in document.items():
         for text in written if isinstance(written, list) else [written]:
             if not isinstance(text, str) or not (root / SNIPPETS_DIR / part / f"{output}.py").is_file():
-                raise TemplateError(f"{shown}: `{output}` needs a template (text) and a snippet "
-                                  f"{SNIPPETS_DIR}/{part}/{output}.py whose output it reads.")
+                raise TemplateError(
+                    f"{shown}: `{output}` needs a template (text) and a snippet "
+                    f"{SNIPPETS_DIR}/{part}/{output}.py whose output it reads."
+                )
             lines = tuple(text.rstrip("\n").split("\n"))
             names = tuple(dict.fromkeys(name for line in lines for _, name in _fields(line) if name))
             for name in names:

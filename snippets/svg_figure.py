@@ -16,25 +16,43 @@ Number = int | float
 
 class Figure:
     def __init__(self, name: str, title: str, width: int, height: int) -> None:
-        self.svg = ElementTree.Element("svg", {
-            "xmlns": SVG_NAMESPACE,
-            "class": f"figure {name}",
-            "viewBox": f"0 0 {width} {height}",
-            "width": str(width),
-            "height": str(height),
-            "font-size": "14",
-        })
+        self.svg = ElementTree.Element(
+            "svg",
+            {
+                "xmlns": SVG_NAMESPACE,
+                "class": f"figure {name}",
+                "viewBox": f"0 0 {width} {height}",
+                "width": str(width),
+                "height": str(height),
+                "font-size": "14",
+            },
+        )
         self.parent = self.svg  # where the next shape goes
         ElementTree.SubElement(self.svg, "title").text = title
         # One arrowhead per figure, named after it, so two figures on a page never share an id.
         self.arrowhead = f"{name}-arrowhead"
-        marker = ElementTree.SubElement(ElementTree.SubElement(self.svg, "defs"), "marker", {
-            "id": self.arrowhead, "viewBox": "0 0 10 10", "refX": "10", "refY": "5",
-            "markerWidth": "7", "markerHeight": "7", "orient": "auto",
-        })
-        ElementTree.SubElement(marker, "path", {
-            "class": "figure-arrowhead", "d": "M 0 0 L 10 5 L 0 10 z", "fill": "currentColor",
-        })
+        marker = ElementTree.SubElement(
+            ElementTree.SubElement(self.svg, "defs"),
+            "marker",
+            {
+                "id": self.arrowhead,
+                "viewBox": "0 0 10 10",
+                "refX": "10",
+                "refY": "5",
+                "markerWidth": "7",
+                "markerHeight": "7",
+                "orient": "auto",
+            },
+        )
+        ElementTree.SubElement(
+            marker,
+            "path",
+            {
+                "class": "figure-arrowhead",
+                "d": "M 0 0 L 10 5 L 0 10 z",
+                "fill": "currentColor",
+            },
+        )
 
     @contextmanager
     def group(self, css_class: str) -> Iterator[None]:
@@ -50,12 +68,21 @@ class Figure:
         self._add("rect", css_class, x=x, y=y, width=width, height=height, fill="none", stroke="currentColor")
 
     def label(self, x: Number, y: Number, text: str, css_class: str, anchor: str = "middle") -> None:
-        self._add("text", css_class, x=x, y=y, fill="currentColor",
-                  **{"text-anchor": anchor, "dominant-baseline": "central"}).text = text
+        self._add(
+            "text", css_class, x=x, y=y, fill="currentColor", **{"text-anchor": anchor, "dominant-baseline": "central"}
+        ).text = text
 
     def arrow(self, x1: Number, y1: Number, x2: Number, y2: Number) -> None:
-        self._add("line", "figure-arrow", x1=x1, y1=y1, x2=x2, y2=y2, stroke="currentColor",
-                  **{"marker-end": f"url(#{self.arrowhead})"})
+        self._add(
+            "line",
+            "figure-arrow",
+            x1=x1,
+            y1=y1,
+            x2=x2,
+            y2=y2,
+            stroke="currentColor",
+            **{"marker-end": f"url(#{self.arrowhead})"},
+        )
 
     def print(self) -> None:
         ElementTree.indent(self.svg)

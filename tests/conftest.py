@@ -97,9 +97,16 @@ def stand_in_outputs(stand_ins: Path) -> list[dict[str, str]]:
 @pytest.fixture(scope="session")
 def built_site(shared_folder: Path) -> Path:
     """The unmodified project built by `mkdocs build --strict`, for the tests that only read it."""
+
     def build_with_the_command_line(folder: Path) -> None:
-        result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
-                                cwd=ROOT, env=offline_env(), capture_output=True, text=True, check=False)
+        result = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
+            cwd=ROOT,
+            env=offline_env(),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert result.returncode == 0, result.stderr
 
     return made_once(shared_folder, "site", build_with_the_command_line)
@@ -108,10 +115,18 @@ def built_site(shared_folder: Path) -> Path:
 @pytest.fixture(scope="session")
 def zensical_site(shared_folder: Path) -> Path:
     """A copy of the project built by `zensical build --strict` from its folder, as Zensical is run."""
+
     def build(folder: Path) -> None:
         copy_project(folder)
-        result = subprocess.run([str(Path(sys.executable).with_name("zensical")), "build", "--strict"], cwd=folder,
-                                env=offline_env(), capture_output=True, text=True, timeout=300, check=False)
+        result = subprocess.run(
+            [str(Path(sys.executable).with_name("zensical")), "build", "--strict"],
+            cwd=folder,
+            env=offline_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         assert result.returncode == 0, result.stdout + result.stderr
 
     return made_once(shared_folder, "zensical", build) / "site"
@@ -128,10 +143,12 @@ def project(tmp_path: Path) -> Path:
 def run() -> Run:
     """Run a command in a folder, capturing text; `python` means this interpreter."""
 
-    def run_command(*command: str, cwd: Path, env: dict[str, str] | None = None,
-                    timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    def run_command(
+        *command: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 600
+    ) -> subprocess.CompletedProcess[str]:
         argv = [sys.executable if command[0] == "python" else command[0], *command[1:]]
-        return subprocess.run(argv, cwd=cwd, env=env or offline_env(), capture_output=True,
-                              text=True, timeout=timeout, check=False)
+        return subprocess.run(
+            argv, cwd=cwd, env=env or offline_env(), capture_output=True, text=True, timeout=timeout, check=False
+        )
 
     return run_command

@@ -60,8 +60,11 @@ def run_in_child(script: Path) -> dict[str, object]:
         _, status = os.waitpid(pid, 0)
         stdout.seek(0)
         stderr.seek(0)
-        return {"returncode": os.waitstatus_to_exitcode(status),
-                "stdout": stdout.read().decode(), "stderr": stderr.read().decode()}
+        return {
+            "returncode": os.waitstatus_to_exitcode(status),
+            "stdout": stdout.read().decode(),
+            "stderr": stderr.read().decode(),
+        }
 
 
 def _run_as_main(script: Path) -> int:

@@ -27,15 +27,18 @@ _report = pytest.StashKey[str]()
 
 def coverage_of_snippets() -> Coverage:
     """Coverage of snippets/, its data in the project's `.coverage`, whichever folder pytest runs from."""
-    return Coverage(data_file=str(ROOT / ".coverage"), config_file=str(ROOT / "pyproject.toml"),
-                    source=[str(ROOT / "snippets")])
+    return Coverage(
+        data_file=str(ROOT / ".coverage"), config_file=str(ROOT / "pyproject.toml"), source=[str(ROOT / "snippets")]
+    )
 
 
 def require_measured(coverage: Coverage) -> None:
     """Fail when runs of the snippets measured nothing: the gate would otherwise have no data to hold."""
     if not coverage.get_data().measured_files():
-        raise RuntimeError(f"Coverage measured nothing while the snippets ran, so the gate on {ROOT / 'snippets'} "
-                           "would have no data: see `coverage_of_snippets` in tests/snippet_coverage.py.")
+        raise RuntimeError(
+            f"Coverage measured nothing while the snippets ran, so the gate on {ROOT / 'snippets'} "
+            "would have no data: see `coverage_of_snippets` in tests/snippet_coverage.py."
+        )
 
 
 def count_every_file(coverage: Coverage, folder: Path) -> None:
@@ -70,8 +73,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         session.config.stash[_report] = "Not measured: no test of this run ran the snippets.\n"
         return
     below = total < coverage.config.fail_under
-    verdict = (f"FAIL: coverage of snippets/ must be {coverage.config.fail_under:g}%" if below
-               else "Required coverage reached")
+    verdict = (
+        f"FAIL: coverage of snippets/ must be {coverage.config.fail_under:g}%" if below else "Required coverage reached"
+    )
     session.config.stash[_report] = f"{printed.getvalue()}{verdict}: {total:.2f}%\n"
     if below and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -69,15 +69,17 @@ class StandInHub:
 
     def asked_for(self, method: str, file: str) -> int:
         """How many `method` requests for one file of the snapshot the server received."""
-        return sum(1 for asked, path in self.requests
-                   if asked == method and path == f"/{MODEL_ID}/resolve/{REVISION}/{file}")
+        return sum(
+            1 for asked, path in self.requests if asked == method and path == f"/{MODEL_ID}/resolve/{REVISION}/{file}"
+        )
 
     def __enter__(self) -> StandInHub:
         self._thread.start()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         self.closing.set()
         self._server.shutdown()
         self._server.server_close()

@@ -16,8 +16,7 @@ SEEDS = (1, 2)  # of the stand-in checkpoints: lines that differ between the two
 # What a project copy needs to record outputs and build the site, copied, and the code, linked: mkdocs-llmstxt
 # takes its `preprocess` module by path from the copy, and a command run in the copy imports `recorder` from
 # there, so a partial recorder/ would hide the subpackages it lacks.
-PROJECT_PARTS = ("compat", "docs", "outputs", "overrides", "published", "snippets", "mkdocs.yml",
-                 "requirements.txt")
+PROJECT_PARTS = ("compat", "docs", "outputs", "overrides", "published", "snippets", "mkdocs.yml", "requirements.txt")
 
 
 def copy_project(copy: Path) -> Path:
@@ -26,8 +25,9 @@ def copy_project(copy: Path) -> Path:
         source = ROOT / part
         if source.is_dir():
             # docs/generated/ is the state this checkout keeps: a copy works out its own.
-            shutil.copytree(source, copy / part,
-                            ignore=shutil.ignore_patterns("__pycache__", ".record.lock", "generated"))
+            shutil.copytree(
+                source, copy / part, ignore=shutil.ignore_patterns("__pycache__", ".record.lock", "generated")
+            )
         else:
             (copy / part).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, copy / part)
@@ -70,8 +70,11 @@ def stand_ins_with_outputs(folder: Path) -> list[dict[str, str]]:
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     """Every file below `folder` with its bytes, to prove nothing changed."""
-    return {path.relative_to(folder).as_posix(): path.read_bytes()
-            for path in sorted(folder.rglob("*")) if path.is_file() and path.name != ".record.lock"}
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name != ".record.lock"
+    }
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,6 @@ def edit(path: Path, old: str, new: str) -> str:
     return original
 
 
-
 def gpt2_tokenizer() -> Any:
     """GPT-2's tokenizer as transformers' GPT2Tokenizer builds it, on the pinned vocab.json and merges.txt (their
     sha256 checked), from `tokenizers` alone: importing transformers' tokenizer imports torch, seconds of a test."""
@@ -151,8 +153,16 @@ def gpt2_tokenizer() -> Any:
     from recorder.render.tokenizer_files import verified
 
     files = {published.name: str(published.source) for published in verified()}
-    tokenizer = Tokenizer(BPE.from_file(files["vocab.json"], files["merges.txt"], dropout=None,
-                                        continuing_subword_prefix="", end_of_word_suffix="", fuse_unk=False))
+    tokenizer = Tokenizer(
+        BPE.from_file(
+            files["vocab.json"],
+            files["merges.txt"],
+            dropout=None,
+            continuing_subword_prefix="",
+            end_of_word_suffix="",
+            fuse_unk=False,
+        )
+    )
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.add_special_tokens([AddedToken("<|endoftext|>", special=True)])
     return tokenizer

@@ -34,9 +34,12 @@ def autodiscovered(site: Path, depth: int) -> set[str]:
 
 def test_each_goal_is_asserted_on_a_page_s_median_of_three_runs(config: dict[str, Any]) -> None:
     assert config["collect"]["numberOfRuns"] == RUNS
-    assert config["assert"] == {"assertions": {
-        f"categories:{name}": ["error", {"minScore": goal, "aggregationMethod": "median"}]
-        for name, goal in GOALS.items()}}
+    assert config["assert"] == {
+        "assertions": {
+            f"categories:{name}": ["error", {"minScore": goal, "aggregationMethod": "median"}]
+            for name, goal in GOALS.items()
+        }
+    }
     assert sorted(config["collect"]["settings"]["onlyCategories"]) == sorted(GOALS)
 
 

@@ -33,8 +33,9 @@ from support import ROOT, offline_env, snapshot
 # The part whose folder the tests' own snippets go in: any part will do.
 PART = parts(ROOT)[0]
 # The snippets whose output the article published, in the order the record step lists them.
-PUBLISHED = sorted(path.relative_to(ROOT / "published").with_suffix("").as_posix()
-                   for path in (ROOT / "published").rglob("*.txt"))
+PUBLISHED = sorted(
+    path.relative_to(ROOT / "published").with_suffix("").as_posix() for path in (ROOT / "published").rglob("*.txt")
+)
 
 
 def record_in_a_fork(project: Path, kill_before_call: int, report: Path) -> int:
@@ -69,8 +70,24 @@ def record_in_a_fork(project: Path, kill_before_call: int, report: Path) -> int:
 
 
 # The calls of the os and io modules (and their files' methods) that change what is on disk.
-DISK_CHANGES = frozenset({"open", "write", "flush", "close", "__exit__", "fsync", "replace", "rename",
-                          "unlink", "remove", "rmdir", "mkdir", "truncate", "ftruncate"})
+DISK_CHANGES = frozenset(
+    {
+        "open",
+        "write",
+        "flush",
+        "close",
+        "__exit__",
+        "fsync",
+        "replace",
+        "rename",
+        "unlink",
+        "remove",
+        "rmdir",
+        "mkdir",
+        "truncate",
+        "ftruncate",
+    }
+)
 
 
 def _kill_while_committing(target: int) -> None:
@@ -119,26 +136,36 @@ def refused(result: subprocess.CompletedProcess[str], *phrases: str) -> None:
 
 
 def test_a_snippet_that_raises_shows_its_own_traceback(run, project: Path) -> None:
-    add_snippet(project, "scaled", "def scale(values):\n    return [value / 0 for value in values]\n\n\n"
-                                   "print(scale([1, 2]))\n")
+    add_snippet(
+        project, "scaled", "def scale(values):\n    return [value / 0 for value in values]\n\n\nprint(scale([1, 2]))\n"
+    )
     before = snapshot(project / "outputs")
     result = record(run, project)
-    refused(result, f"snippets/{PART}/scaled.py raised an error:\n"
-                    f'  File "snippets/{PART}/scaled.py", line 5\n    print(scale([1, 2]))\n'
-                    f'  File "snippets/{PART}/scaled.py", line 2\n    return [value / 0 for value in values]\n',
-            "ZeroDivisionError: division by zero",
-            f"Fix the snippet, check it with `python snippets/{PART}/scaled.py`, then run `make record`.")
+    refused(
+        result,
+        f"snippets/{PART}/scaled.py raised an error:\n"
+        f'  File "snippets/{PART}/scaled.py", line 5\n    print(scale([1, 2]))\n'
+        f'  File "snippets/{PART}/scaled.py", line 2\n    return [value / 0 for value in values]\n',
+        "ZeroDivisionError: division by zero",
+        f"Fix the snippet, check it with `python snippets/{PART}/scaled.py`, then run `make record`.",
+    )
     assert "recorder" not in result.stderr and "runpy" not in result.stderr
     assert snapshot(project / "outputs") == before
 
 
 def test_a_hanging_snippet_stops_at_the_timeout(run, project: Path) -> None:
     # It even swallows ordinary exceptions, as careless retry loops do.
-    add_snippet(project, "hangs", "import time\n\nwhile True:\n    try:\n        time.sleep(60)\n"
-                                  "    except Exception:\n        pass\n")
+    add_snippet(
+        project,
+        "hangs",
+        "import time\n\nwhile True:\n    try:\n        time.sleep(60)\n    except Exception:\n        pass\n",
+    )
     before = snapshot(project / "outputs")
-    refused(record(run, project, "--timeout", "1"),
-            f"snippets/{PART}/hangs.py did not finish within 1 s", "raise the limit with `make record TIMEOUT=<seconds>`")
+    refused(
+        record(run, project, "--timeout", "1"),
+        f"snippets/{PART}/hangs.py did not finish within 1 s",
+        "raise the limit with `make record TIMEOUT=<seconds>`",
+    )
     assert snapshot(project / "outputs") == before
 
 
@@ -148,16 +175,23 @@ def test_make_record_passes_its_timeout_on(run) -> None:
     assert [line for line in result.stdout.splitlines() if "-m recorder record" in line][-1].endswith("--timeout 7")
 
 
-@pytest.mark.parametrize(("source", "message"), [
-    ('import sys\n\nprint("caf", end="")\nsys.stdout.buffer.write(b"\\xe9\\n")\n',
-     "/printer.py printed bytes that are not valid UTF-8 (invalid continuation byte at byte 3). "
-     "Print text: decode bytes first, or print their repr()."),
-    ('print("\\udcff")\n',
-     "/printer.py printed bytes that are not valid UTF-8"),
-    ('while True:\n    print("a runaway loop " * 10)\n',
-     "/printer.py printed more than 65,536 bytes, more than a page shows. "
-     "Print less (a slice, a shape, a summary)."),
-], ids=["raw bytes", "a lone surrogate", "a runaway loop"])
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (
+            'import sys\n\nprint("caf", end="")\nsys.stdout.buffer.write(b"\\xe9\\n")\n',
+            "/printer.py printed bytes that are not valid UTF-8 (invalid continuation byte at byte 3). "
+            "Print text: decode bytes first, or print their repr().",
+        ),
+        ('print("\\udcff")\n', "/printer.py printed bytes that are not valid UTF-8"),
+        (
+            'while True:\n    print("a runaway loop " * 10)\n',
+            "/printer.py printed more than 65,536 bytes, more than a page shows. "
+            "Print less (a slice, a shape, a summary).",
+        ),
+    ],
+    ids=["raw bytes", "a lone surrogate", "a runaway loop"],
+)
 def test_output_a_page_cannot_show_is_refused(run, project: Path, source: str, message: str) -> None:
     add_snippet(project, "printer", source)
     before = snapshot(project / "outputs")
@@ -169,20 +203,25 @@ def test_offline_without_the_pinned_revision_says_how_to_get_it(run, project: Pa
     empty_home = tmp_path / "hf-home"
     empty_home.mkdir()
     before = snapshot(project / "outputs")
-    refused(record(run, project, "--force", env=offline_env(HF_HOME=str(empty_home))),
-            f"is not in the Hugging Face cache at {empty_home / 'hub'} and the hub cannot be reached",
-            "connect to the network and run `make record` again",
-            "point HF_HOME (or HF_HUB_CACHE) at a cache that holds it",
-            # published/<part>/<stem>.txt, each named as its snippet is
-            f"Or, to attach the article's published outputs for {', '.join(PUBLISHED)} after checking them "
-            "against stand-in checkpoints: `make record PUBLISHED=1`.")
+    refused(
+        record(run, project, "--force", env=offline_env(HF_HOME=str(empty_home))),
+        f"is not in the Hugging Face cache at {empty_home / 'hub'} and the hub cannot be reached",
+        "connect to the network and run `make record` again",
+        "point HF_HOME (or HF_HUB_CACHE) at a cache that holds it",
+        # published/<part>/<stem>.txt, each named as its snippet is
+        f"Or, to attach the article's published outputs for {', '.join(PUBLISHED)} after checking them "
+        "against stand-in checkpoints: `make record PUBLISHED=1`.",
+    )
     assert snapshot(project / "outputs") == before
 
 
 def published(project: Path) -> dict[str, bytes]:
     """What the site is built from: outputs/ without an unfinished transaction."""
-    return {name: data for name, data in snapshot(project / "outputs").items()
-            if not name.startswith(f"{store.TRANSACTION}/")}
+    return {
+        name: data
+        for name, data in snapshot(project / "outputs").items()
+        if not name.startswith(f"{store.TRANSACTION}/")
+    }
 
 
 def restore(project: Path, files: dict[str, bytes]) -> None:
@@ -197,8 +236,11 @@ def restore(project: Path, files: dict[str, bytes]) -> None:
 
 def staged(staging: Path) -> dict[str, bytes]:
     """The files a transaction that reached READY puts in place, by their path inside outputs/."""
-    return {path.relative_to(staging).as_posix(): path.read_bytes()
-            for path in staging.rglob("*") if path.is_file() and path.name != store.READY}
+    return {
+        path.relative_to(staging).as_posix(): path.read_bytes()
+        for path in staging.rglob("*")
+        if path.is_file() and path.name != store.READY
+    }
 
 
 @pytest.mark.slow
@@ -257,19 +299,31 @@ def test_a_record_run_killed_at_any_step_of_its_commit_loses_nothing(project: Pa
 @pytest.mark.slow
 def test_a_second_record_run_is_refused_while_one_is_running(run, project: Path) -> None:
     # The first run waits inside this snippet, holding the lock, until the test lets it go.
-    add_snippet(project, "waits", 'import pathlib, time\n\nwhile not pathlib.Path("release").exists():\n'
-                                  '    time.sleep(0.05)\nprint("released")\n')
+    add_snippet(
+        project,
+        "waits",
+        'import pathlib, time\n\nwhile not pathlib.Path("release").exists():\n'
+        '    time.sleep(0.05)\nprint("released")\n',
+    )
     lock = project / "outputs" / store.LOCK
-    first = subprocess.Popen([sys.executable, "-m", "recorder", "record"], cwd=project, env=offline_env(),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "recorder", "record"],
+        cwd=project,
+        env=offline_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         while not (lock.exists() and lock.read_text() == str(first.pid)):
             assert first.poll() is None, first.communicate()
             time.sleep(0.05)
         before = snapshot(project / "outputs")
-        refused(record(run, project),
-                f"another record run (pid {first.pid}) is writing outputs/. "
-                "Wait for it to finish, then run `make record` again.")
+        refused(
+            record(run, project),
+            f"another record run (pid {first.pid}) is writing outputs/. "
+            "Wait for it to finish, then run `make record` again.",
+        )
         assert snapshot(project / "outputs") == before
     finally:
         (project / "release").touch()
@@ -280,8 +334,7 @@ def test_a_second_record_run_is_refused_while_one_is_running(run, project: Path)
 
 
 @pytest.fixture
-def in_process(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-               capsys: pytest.CaptureFixture[str]):
+def in_process(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
     """`python -m recorder COMMAND` in the project copy, run in this process; returns (status, stdout, stderr).
 
     Offline, with an empty Hugging Face cache: nothing here may reach GPT-2, nor find it on this machine.
@@ -314,23 +367,25 @@ def test_an_output_no_snippet_owns_fails_the_check_and_make_record_removes_it(pr
     assert status == 1
     for path in left_behind:
         shown = path.relative_to(project).as_posix()
-        assert (f"{shown} belongs to no snippet (snippets/{path.relative_to(outputs).with_suffix('.py').as_posix()} "
-                "does not exist). Run `make record`, which removes it, or delete it.") in errors
+        assert (
+            f"{shown} belongs to no snippet (snippets/{path.relative_to(outputs).with_suffix('.py').as_posix()} "
+            "does not exist). Run `make record`, which removes it, or delete it."
+        ) in errors
 
     before = snapshot(outputs)
     status, printed, errors = in_process("record")
 
     assert status == 0, errors
     assert "recorded 0 of" in printed
-    assert snapshot(outputs) == {name: data for name, data in before.items()
-                                 if name not in {"removed-part/gone.txt", f"{PART}/gone.txt"}}
+    assert snapshot(outputs) == {
+        name: data for name, data in before.items() if name not in {"removed-part/gone.txt", f"{PART}/gone.txt"}
+    }
     assert not (outputs / "removed-part").exists(), "the empty folder of the removed part stays"
     assert (outputs / PART).is_dir()
     assert in_process("check")[0] == 0
 
 
-def test_an_edit_is_stale_however_soon_after_a_record_and_whatever_the_file_time(
-        project: Path, in_process) -> None:
+def test_an_edit_is_stale_however_soon_after_a_record_and_whatever_the_file_time(project: Path, in_process) -> None:
     """Whether an output is stale is read from content hashes only, never from file times."""
     snippet = add_snippet(project, "counts", 'print("one")\n')
     output = project / "outputs" / PART / "counts.txt"
@@ -362,7 +417,9 @@ def test_an_edit_is_stale_however_soon_after_a_record_and_whatever_the_file_time
     assert status == 0 and "is up to date" in printed
 
 
-def test_a_snippet_with_a_syntax_error_is_named_with_its_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_snippet_with_a_syntax_error_is_named_with_its_line(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     part = parts(project)[0]
     broken = project / "snippets" / part / "broken.py"
     broken.write_text('print("one")\nprint("two"\n', encoding="utf-8")
@@ -380,7 +437,8 @@ def test_a_damaged_manifest_is_named_with_its_fix(project: Path, capsys: pytest.
 
 
 def test_each_file_is_synced_before_it_replaces_the_old_and_its_folder_after(
-        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A kill cannot show a missing sync, as the page cache survives it; a power cut would. So the order is checked:
     a file's bytes reach the disk before it takes the old one's name, and the folder's entry after."""
     calls: list[tuple[str, str]] = []

@@ -28,8 +28,15 @@ def test_the_benchmark_mode_refuses_the_project_itself(run, project: Path, tmp_p
     shutil.copytree(ROOT / "bench", project / "bench", ignore=shutil.ignore_patterns("__pycache__"))
     (project / MARKER).write_text("marked, as a copy the benchmark made would be\n")
     before = snapshot(project / "outputs")
-    result = run("python", "-m", "bench.run", "--record", str(project / spelling), cwd=project,
-                 env=offline_env(tmp_path / "empty"))
+    result = run(
+        "python",
+        "-m",
+        "bench.run",
+        "--record",
+        str(project / spelling),
+        cwd=project,
+        env=offline_env(tmp_path / "empty"),
+    )
     assert result.returncode == 1
     assert f"error: {project} is the project itself" in result.stderr
     assert snapshot(project / "outputs") == before
@@ -75,8 +82,9 @@ def test_the_plain_reference_shows_what_the_site_shows(run, project: Path, built
     write_plain_pages(project)
     result = run("python", "-m", "mkdocs", "build", "--strict", "-f", PLAIN_CONFIG, cwd=project)
     assert result.returncode == 0, result.stderr
-    pages = sorted(path.relative_to(built_site) for path in built_site.glob("**/index.html")
-                   if "notebooks" not in path.parts)
+    pages = sorted(
+        path.relative_to(built_site) for path in built_site.glob("**/index.html") if "notebooks" not in path.parts
+    )
     assert len(pages) >= 5
     for page in pages:
         assert "{{" not in (shown := _article_text(project / "site" / page)), page

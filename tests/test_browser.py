@@ -13,8 +13,17 @@ from pathlib import Path
 import pytest
 import regex
 from mkdocs.utils.meta import get_data
-from playwright.sync_api import (Browser, BrowserContext, CDPSession, ConsoleMessage, Locator, Page, Request, expect,
-                                  sync_playwright)
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    CDPSession,
+    ConsoleMessage,
+    Locator,
+    Page,
+    Request,
+    expect,
+    sync_playwright,
+)
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from transformers.convert_slow_tokenizer import bytes_to_unicode
 
@@ -30,8 +39,15 @@ from tools.tokenizer_classes import SCRIPT, parsed, written_block
 pytestmark = pytest.mark.browser
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # The rules of axe-core's category "color" that run by default (color-contrast-enhanced is AAA, off).
 COLOUR_RULES = {"type": "rule", "values": ["color-contrast", "link-in-text-block"]}
@@ -50,8 +66,11 @@ def built_path(source: str) -> str:
 
 
 # Every page of the site, by its source in docs/; test_the_pages_visited_... checks that the build wrote no other.
-PAGES = sorted(built_path(path.relative_to(DOCS).as_posix()) for path in DOCS.rglob("*")
-               if path.suffix in (".md", ".ipynb") and not any(name.startswith(".") for name in path.parts))
+PAGES = sorted(
+    built_path(path.relative_to(DOCS).as_posix())
+    for path in DOCS.rglob("*")
+    if path.suffix in (".md", ".ipynb") and not any(name.startswith(".") for name in path.parts)
+)
 
 
 def page_body(source: str) -> str:
@@ -65,17 +84,22 @@ def directives(source: str) -> list[Directive]:
 
 def pages_showing(kind: type) -> list[str]:
     """The built pages that hold a directive of `kind` (the provenance table, say), found by their sources."""
-    return [built_path(path.name) for path in sorted(DOCS.glob("*.md"))
-            if any(isinstance(directive, kind) for directive in directives(path.name))]
+    return [
+        built_path(path.name)
+        for path in sorted(DOCS.glob("*.md"))
+        if any(isinstance(directive, kind) for directive in directives(path.name))
+    ]
 
 
 def tokenizer_boxes() -> list[tuple[str, dict[str, str]]]:
     """Each page's "Try it" box, as (the page's built path, its placeholder's attributes): `data-cases` names the
     output that holds the pinned tokenizer's ids for the texts the box must tokenize alike, one JSON object a line;
     `data-merges`, the output that lists the merges building a word, which the box must show for that word."""
-    return [(built_path(source), dict(re.findall(r'([-\w]+)="([^"]*)"', attributes)))
-            for source in sorted(path.name for path in DOCS.glob("*.md"))
-            for attributes in re.findall(r"^\{: \.try-tokenizer (.*)\}$", page_body(source), re.M)]
+    return [
+        (built_path(source), dict(re.findall(r'([-\w]+)="([^"]*)"', attributes)))
+        for source in sorted(path.name for path in DOCS.glob("*.md"))
+        for attributes in re.findall(r"^\{: \.try-tokenizer (.*)\}$", page_body(source), re.M)
+    ]
 
 
 BOXES = tokenizer_boxes()
@@ -101,8 +125,10 @@ def base_url(built_site: Path) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     if not CHROMIUM.is_file():
-        pytest.fail(f"{CHROMIUM} not found: the browser tests drive Debian's Chromium. "
-                    "Install it with `apt-get install chromium` (.ci/run does).")
+        pytest.fail(
+            f"{CHROMIUM} not found: the browser tests drive Debian's Chromium. "
+            "Install it with `apt-get install chromium` (.ci/run does)."
+        )
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
         yield launched
@@ -140,8 +166,10 @@ class Visit:
         """Leave the site and clear what it stored, as for a reader who has never been there: the theme keeps
         the palette it first chose, say. Cleared from outside, after the site's scripts stopped."""
         self.page.goto("about:blank")
-        self.devtools.send("Storage.clearDataForOrigin", {"origin": self.base_url.rstrip("/"),
-                                                          "storageTypes": "local_storage,session_storage"})
+        self.devtools.send(
+            "Storage.clearDataForOrigin",
+            {"origin": self.base_url.rstrip("/"), "storageTypes": "local_storage,session_storage"},
+        )
 
 
 VIEWPORT = {"width": 1280, "height": 900}
@@ -151,8 +179,9 @@ VIEWPORT = {"width": 1280, "height": 900}
 def tab(browser: Browser) -> Iterator[tuple[Page, CDPSession]]:
     """One tab for the module's tests: opening a tab costs Chromium more than loading a page of the site.
     With its cache off, as a new tab's is empty, each test sees every request its pages make."""
-    context: BrowserContext = browser.new_context(color_scheme="light", viewport=VIEWPORT,
-                                                  permissions=["clipboard-read", "clipboard-write"])
+    context: BrowserContext = browser.new_context(
+        color_scheme="light", viewport=VIEWPORT, permissions=["clipboard-read", "clipboard-write"]
+    )
     page = context.new_page()
     devtools = context.new_cdp_session(page)
     devtools.send("Network.setCacheDisabled", {"cacheDisabled": True})
@@ -167,10 +196,12 @@ def visit(tab: tuple[Page, CDPSession], base_url: str) -> Iterator[Visit]:
     page.set_viewport_size(VIEWPORT)
     page.emulate_media(color_scheme="light")
     visit = Visit(page, devtools, base_url)
-    listeners = {"request": lambda request: visit.requests.append(request.url),
-                 "console": lambda message: _console_error(visit, message),
-                 "pageerror": lambda error: visit.errors.append(f"uncaught: {error}"),
-                 "requestfailed": lambda request: _failed(visit, request)}
+    listeners = {
+        "request": lambda request: visit.requests.append(request.url),
+        "console": lambda message: _console_error(visit, message),
+        "pageerror": lambda error: visit.errors.append(f"uncaught: {error}"),
+        "requestfailed": lambda request: _failed(visit, request),
+    }
     for event, listener in listeners.items():
         page.on(event, listener)
     yield visit
@@ -198,8 +229,10 @@ def markdown_headings(markdown: str) -> list[str]:
 def test_a_part_s_page_renders_its_headings_code_and_outputs(visit: Visit, part: Part) -> None:
     page = visit.open(built_path(part.page))
     draw_whole_page(page)
-    shown = [text.replace("¶", "").strip()
-             for text in page.locator("article").locator("h1, h2, h3, h4, h5, h6").all_inner_texts()]
+    shown = [
+        text.replace("¶", "").strip()
+        for text in page.locator("article").locator("h1, h2, h3, h4, h5, h6").all_inner_texts()
+    ]
     assert shown == markdown_headings(page_body(part.page))
     listings = [directive for directive in directives(part.page) if isinstance(directive, Listing)]
     code = page.locator("article .language-python.highlight")
@@ -233,8 +266,9 @@ def draw_whole_page(page: Page) -> None:
     to be drawn (docs/stylesheets/performance.css), and code blocks get their buttons, and a code block
     wider than the page its keyboard focus, only in view (`content.lazy`). So the window grows to the page."""
     for _ in range(2):  # the page's height changes as its blocks are drawn at their real size
-        page.set_viewport_size({"width": page.viewport_size["width"],
-                                "height": page.evaluate("document.documentElement.scrollHeight")})
+        page.set_viewport_size(
+            {"width": page.viewport_size["width"], "height": page.evaluate("document.documentElement.scrollHeight")}
+        )
         next_frames(page)
 
 
@@ -259,8 +293,9 @@ def test_compatibility_table_shows_each_difference_on_a_click(visit: Visit, path
     table = compat_page.read(ROOT)
     snippets = discover(ROOT)
     checked = set(snippets) - set(compat_page.unchecked(ROOT, table, snippets))
-    differing = [cell for name in checked for cell in table["snippets"][name]["results"].values()
-                 if cell["verdict"] != "same"]
+    differing = [
+        cell for name in checked for cell in table["snippets"][name]["results"].values() if cell["verdict"] != "same"
+    ]
     page = visit.open(path)
     results = page.locator("article .compatibility table")
     assert results.locator("tbody tr:not(.compat-part)").count() == len(snippets)  # under a header per part
@@ -273,9 +308,7 @@ def test_compatibility_table_shows_each_difference_on_a_click(visit: Visit, path
 
 
 @by_part
-def test_a_part_s_page_opens_its_notebook_which_renders_its_cells_and_offers_the_file(
-    visit: Visit, part: Part
-) -> None:
+def test_a_part_s_page_opens_its_notebook_which_renders_its_cells_and_offers_the_file(visit: Visit, part: Part) -> None:
     notebook = json.loads((DOCS / part.notebook).read_text(encoding="utf-8"))
     code_cells = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
     page = visit.open(built_path(part.page))
@@ -363,7 +396,8 @@ def test_search_finds_each_part_offline(visit: Visit) -> None:
             page.wait_for_function(FOUND, arg=f"/{built_path(part.page)}", timeout=10_000)
         except PlaywrightTimeoutError:
             found = page.locator(".md-search-result__item > a").evaluate_all(
-                "links => links.map(link => new URL(link.href).pathname)")
+                "links => links.map(link => new URL(link.href).pathname)"
+            )
             pytest.fail(f"searching {title!r} finds {found}, not {part.page}")
     assert visit.remote_requests() == []
 
@@ -403,7 +437,8 @@ def test_the_provenance_table_scrolls_inside_the_page_on_a_phone(visit: Visit, p
 
 @pytest.mark.parametrize("path", PAGES)
 def test_each_page_loads_cleanly_with_no_serious_accessibility_violation_in_light_or_dark(
-        visit: Visit, path: str) -> None:
+    visit: Visit, path: str
+) -> None:
     """No error, nothing from another host (the search index's requests included), and axe finds nothing serious."""
     if not AXE.is_file():
         pytest.fail(f"{AXE.relative_to(ROOT)} not found: run `npm ci` (`make test` does it).")
@@ -425,8 +460,11 @@ def test_each_page_loads_cleanly_with_no_serious_accessibility_violation_in_ligh
             use_the_tokenizer_box(page)
             page.locator(".try-tokenizer__token").nth(1).click()
         violations += page.evaluate(AXE_RUN, ["html", options])
-        serious += [f"{scheme}: {v['id']} ({v['impact']}): {v['help']} at {[node['target'] for node in v['nodes']]}"
-                    for v in violations if v["impact"] in ("serious", "critical")]
+        serious += [
+            f"{scheme}: {v['id']} ({v['impact']}): {v['help']} at {[node['target'] for node in v['nodes']]}"
+            for v in violations
+            if v["impact"] in ("serious", "critical")
+        ]
     assert any(url.endswith(SEARCH_INDEX) for url in visit.requests), "the search index was requested"
     assert visit.remote_requests() == []
     assert visit.errors == []
@@ -437,7 +475,8 @@ def use_the_tokenizer_box(page: Page) -> Locator:
     """Start the "Try it" box as a reader does, by scrolling to it and moving into its text: the box's text, once
     it shows tokens. The box is built when the reader comes near its place, a hidden placeholder."""
     page.locator(".try-tokenizer, .try-tokenizer__box").evaluate(
-        "place => (place.hidden ? place.previousElementSibling : place).scrollIntoView()")
+        "place => (place.hidden ? place.previousElementSibling : place).scrollIntoView()"
+    )
     expect(page.locator(".try-tokenizer__box")).to_be_visible()
     text = page.get_by_role("textbox", name=re.compile("GPT-2's tokenizer"))
     text.focus()
@@ -485,14 +524,15 @@ def recorded_output(name: str) -> str:
 
 
 def test_every_try_it_box_names_the_outputs_it_is_checked_against() -> None:
-    assert BOXES, "no page has a \"Try it\" box: the tests of the box check nothing"
+    assert BOXES, 'no page has a "Try it" box: the tests of the box check nothing'
     for path, attributes in BOXES:
         assert {"data-cases", "data-merges"} <= set(attributes), f"{path}: {attributes}"
 
 
 @pytest.mark.parametrize(("path", "attributes"), BOXES, ids=[path for path, _ in BOXES])
 def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_every_case_its_page_names(
-        visit: Visit, path: str, attributes: dict[str, str]) -> None:
+    visit: Visit, path: str, attributes: dict[str, str]
+) -> None:
     """Each recorded case, typed into the box, shows the very ids the pinned tokenizer gave, counted alike."""
     cases = [json.loads(line) for line in recorded_output(attributes["data-cases"]).split("\n") if line]
     page = visit.open(path)
@@ -502,25 +542,39 @@ def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_every_case_its_page
     ids, counts, tokens = (page.locator(f".try-tokenizer__{part}") for part in ("ids", "counts", "token"))
     first = next((case for case in cases if case["text"] == start), None)
     assert first, f"no case is the text the box starts with, {start!r}"
-    assert [text.input_value(), json.loads(ids.inner_text())] == [start, first["ids"]], \
+    assert [text.input_value(), json.loads(ids.inner_text())] == [start, first["ids"]], (
         "the box starts with its placeholder's text, tokenized"
-    assert any("refused" in case for case in cases) and any("\n" in case["text"] for case in cases), \
+    )
+    assert any("refused" in case for case in cases) and any("\n" in case["text"] for case in cases), (
         "the corpus holds a text the tokenizer refuses and one with a line break, whose notes are checked"
+    )
     disagreements = []
     for case in cases:
-        shown = {"ids": enter(page, [case["text"]])[0], "pieces": tokens.count(),
-                 "counts": counts.inner_text(), "note": told(page)}
+        shown = {
+            "ids": enter(page, [case["text"]])[0],
+            "pieces": tokens.count(),
+            "counts": counts.inner_text(),
+            "note": told(page),
+        }
         refused = "refused" in case
-        expected = {"ids": None, "pieces": 0, "counts": REFUSED} if refused else {
-            "ids": case["ids"], "pieces": len(case["ids"]), "counts": f"{counted(len(case['ids']), 'token')} "
-            f"from {counted(len(case['text'].encode('utf-8')), 'UTF-8 byte')}"}
+        expected = (
+            {"ids": None, "pieces": 0, "counts": REFUSED}
+            if refused
+            else {
+                "ids": case["ids"],
+                "pieces": len(case["ids"]),
+                "counts": f"{counted(len(case['ids']), 'token')} "
+                f"from {counted(len(case['text'].encode('utf-8')), 'UTF-8 byte')}",
+            }
+        )
         expected["note"] = expected_note(case["text"], refused)
         if shown != expected:
             disagreements.append(f"{case['text']!r}:\n  the box    {shown}\n  the pinned {expected}")
     assert not disagreements, "\n".join(disagreements)
     enter(page, ["a\r\nb\rc"])  # as a paste from Windows would bring it
-    assert [text.input_value(), told(page)] == ["a\nb\nc", "carriage return"], \
+    assert [text.input_value(), told(page)] == ["a\nb\nc", "carriage return"], (
         "the text area keeps no CR, and the box says so"
+    )
     assert visit.errors == [] and visit.remote_requests() == []
     visit.page.set_viewport_size(PHONE)
     width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
@@ -576,7 +630,8 @@ def sweep_texts(count: int, seed: int) -> list[str]:
 
 @pytest.mark.parametrize(("path", "attributes"), BOXES, ids=[path for path, _ in BOXES])
 def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_a_seeded_sweep_of_random_texts(
-        visit: Visit, path: str, attributes: dict[str, str]) -> None:
+    visit: Visit, path: str, attributes: dict[str, str]
+) -> None:
     """Thousands of random texts of spaces, line feeds, contractions, the special token, emoji, CJK, combining
     marks, digits, U+FEFF, U+0085 and letters newer than the tokenizer's tables: the box shows the ids the pinned
     tokenizer gives each, and no ids where it refuses the text. All of them in one evaluation of the page."""
@@ -596,22 +651,29 @@ def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_a_seeded_sweep_of_r
     page = visit.open(path)
     use_the_tokenizer_box(page)
     shown = enter(page, texts)
-    mismatches = [f"{text!r}:\n  the box    {box}\n  the pinned {pinned}"
-                  for text, box, pinned in zip(texts, shown, expected, strict=True) if box != pinned]
+    mismatches = [
+        f"{text!r}:\n  the box    {box}\n  the pinned {pinned}"
+        for text, box, pinned in zip(texts, shown, expected, strict=True)
+        if box != pinned
+    ]
     assert not mismatches, f"{len(mismatches)} of {len(texts)} texts:\n" + "\n".join(mismatches[:20])
     assert None in expected, "the sweep holds texts the tokenizer refuses"
     # The sweep is worth its time only if it holds what the browser's own classes would get wrong.
     points = sorted({ord(character) for text in texts for character in text} - set(range(0xD800, 0xE000)))
     known = tokenizer_class_of()
-    apart = {(browser, known.get(point)) for point, browser in zip(points, page.evaluate(BROWSER_CLASSES, points))
-             if browser != known.get(point)}
+    apart = {
+        (browser, known.get(point))
+        for point, browser in zip(points, page.evaluate(BROWSER_CLASSES, points))
+        if browser != known.get(point)
+    }
     assert {("spaces", None), (None, "spaces")} <= apart and apart & {("letters", None), ("numbers", None)}, apart
     assert visit.errors == []
 
 
 @pytest.mark.parametrize(("path", "attributes"), BOXES, ids=[path for path, _ in BOXES])
 def test_the_try_it_box_works_by_keyboard_and_shows_the_merges_that_built_a_token(
-        visit: Visit, path: str, attributes: dict[str, str]) -> None:
+    visit: Visit, path: str, attributes: dict[str, str]
+) -> None:
     """Tab reaches the tokens, arrows move between them with each id shown, Enter picks one and shows its merges:
     for the word of the output its page names, the steps that output recorded. A screen reader hears the count."""
     recorded = recorded_output(attributes["data-merges"])
@@ -636,15 +698,20 @@ def test_the_try_it_box_works_by_keyboard_and_shows_the_merges_that_built_a_toke
         shown += page.locator(".try-tokenizer__merges li").all_inner_texts()
     picked = sorted(shown, key=lambda step: int(re.search(r"rank ([\d,]+)", step)[1].replace(",", "")))
     assert [step.split(" → ")[0].replace(",", "") for step in picked] == steps
-    expect(page.get_by_role("status")).to_have_text(f"{counted(tokens.count(), 'token')} from "
-                                                    f"{counted(len(word.encode()), 'UTF-8 byte')}")
+    expect(page.get_by_role("status")).to_have_text(
+        f"{counted(tokens.count(), 'token')} from {counted(len(word.encode()), 'UTF-8 byte')}"
+    )
 
 
 def test_the_try_it_box_refuses_a_tokenizer_file_unlike_the_pinned_one(visit: Visit) -> None:
     """The browser checks each file against its pinned sha256: a changed vocab.json gives no tokens, and says so."""
     page = visit.page
-    page.route("**/tokenizer/vocab.json", lambda route: route.fulfill(
-        status=200, content_type="application/json", body=route.fetch().text().replace('"the": ', '"teh": ')))
+    page.route(
+        "**/tokenizer/vocab.json",
+        lambda route: route.fulfill(
+            status=200, content_type="application/json", body=route.fetch().text().replace('"the": ', '"teh": ')
+        ),
+    )
     try:
         visit.open(BOXES[0][0])
         page.locator(".try-tokenizer").evaluate("place => place.previousElementSibling.scrollIntoView()")
@@ -663,8 +730,9 @@ def zensical_base_url(zensical_site: Path) -> Iterator[str]:
 
 
 @pytest.mark.parametrize(("path", "attributes"), BOXES, ids=[path for path, _ in BOXES])
-def test_the_try_it_box_gives_the_same_ids_under_zensical(tab: tuple[Page, CDPSession], zensical_base_url: str,
-                                                          path: str, attributes: dict[str, str]) -> None:
+def test_the_try_it_box_gives_the_same_ids_under_zensical(
+    tab: tuple[Page, CDPSession], zensical_base_url: str, path: str, attributes: dict[str, str]
+) -> None:
     """Zensical publishes the tokenizer's files as MkDocs does, from the generated folder, and the page hands the box
     their digests: each recorded case gets the pinned tokenizer's ids there too."""
     cases = [json.loads(line) for line in recorded_output(attributes["data-cases"]).split("\n") if line]
@@ -675,8 +743,11 @@ def test_the_try_it_box_gives_the_same_ids_under_zensical(tab: tuple[Page, CDPSe
         page = visit.open(path)
         use_the_tokenizer_box(page)
         shown = enter(page, [case["text"] for case in cases])
-        disagreements = [f"{case['text']!r}: {ids} instead of {case.get('ids')}"
-                         for case, ids in zip(cases, shown, strict=True) if ids != case.get("ids")]
+        disagreements = [
+            f"{case['text']!r}: {ids} instead of {case.get('ids')}"
+            for case, ids in zip(cases, shown, strict=True)
+            if ids != case.get("ids")
+        ]
         assert cases and not disagreements, "\n".join(disagreements)
         assert visit.errors == []
     finally:

@@ -31,8 +31,9 @@ def source(name: str) -> str:
 def test_a_model_built_from_a_configuration_is_executed_here_and_loads_no_weights() -> None:
     """A snippet that builds a model from GPT-2's configuration downloads nothing, so the build runs it: an executed
     output, never a published one."""
-    configured = [name for name in SNIPPETS
-                  if MODEL_CLASS.search(source(name)) and "from_pretrained" not in source(name)]
+    configured = [
+        name for name in SNIPPETS if MODEL_CLASS.search(source(name)) and "from_pretrained" not in source(name)
+    ]
     assert configured, "no snippet builds a model from a configuration: this checks nothing"
     for name in configured:
         assert SNIPPETS[name].loads != "weights", name
@@ -70,8 +71,11 @@ def quoted_code(part: Part) -> list[str]:
             tree = ast.parse(span, mode="eval")
         except SyntaxError:
             continue
-        roots = {node.value.id for node in ast.walk(tree)
-                 if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)}
+        roots = {
+            node.value.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+        }
         if roots & bound:
             found.append(span)
     return found
@@ -117,7 +121,9 @@ def test_the_series_page_states_the_publishing_rule_the_code_applies() -> None:
     assert "behind one of these outputs only" in SERIES
 
 
-STAND_IN_PAGES = sorted([*DOCS.glob("*.md"), ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "published" / "README.md"])
+STAND_IN_PAGES = sorted(
+    [*DOCS.glob("*.md"), ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "published" / "README.md"]
+)
 
 
 @pytest.mark.parametrize("path", STAND_IN_PAGES, ids=lambda path: path.relative_to(ROOT).as_posix())
@@ -127,5 +133,7 @@ def test_every_page_that_mentions_the_stand_in_says_what_it_is(path: Path) -> No
     text = re.sub(r"\s+", " ", path.read_text(encoding="utf-8"))
     assert "GPT-2's architecture" not in text and "GPT-2's shape" not in text and "its architecture" not in text
     if "stand-in" in text:
-        assert re.search(r"GPT-2's configuration (with|cut to) one layer", text) or "configuration with one layer" in text
+        assert (
+            re.search(r"GPT-2's configuration (with|cut to) one layer", text) or "configuration with one layer" in text
+        )
         assert "random weights" in text

@@ -42,16 +42,22 @@ def test_a_release_that_prints_the_recorded_lines_is_the_same() -> None:
 
 def test_a_weight_independent_line_must_be_identical() -> None:
     printed = Printed("True\n[0.512290, 0.020567]\ntorch.Size([1, 5, 768])\n")
-    assert verdict(RECORDED, printed, {2}) == {"verdict": "differs", "lines": [
-        {"line": 3, "recorded": "torch.Size([1, 5])", "printed": "torch.Size([1, 5, 768])", "compared": "exactly"},
-    ]}
+    assert verdict(RECORDED, printed, {2}) == {
+        "verdict": "differs",
+        "lines": [
+            {"line": 3, "recorded": "torch.Size([1, 5])", "printed": "torch.Size([1, 5, 768])", "compared": "exactly"},
+        ],
+    }
 
 
 def test_a_weight_dependent_line_must_keep_its_form() -> None:
     printed = Printed("True\n[0.51, 0.02]\ntorch.Size([1, 5])\n")
-    assert verdict(RECORDED, printed, {2}) == {"verdict": "differs", "lines": [
-        {"line": 2, "recorded": "[0.052651, -0.010756]", "printed": "[0.51, 0.02]", "compared": "by form"},
-    ]}
+    assert verdict(RECORDED, printed, {2}) == {
+        "verdict": "differs",
+        "lines": [
+            {"line": 2, "recorded": "[0.052651, -0.010756]", "printed": "[0.51, 0.02]", "compared": "by form"},
+        ],
+    }
 
 
 def test_missing_and_extra_lines_differ() -> None:
@@ -66,10 +72,13 @@ def test_an_error_is_the_verdict_whatever_was_printed() -> None:
     assert verdict(RECORDED, failed, {2}) == {"verdict": "error", "error": failed.error}
 
 
-@pytest.mark.parametrize(("reference", "message"), [
-    (Printed("", "OSError: no such file"), "snippets/x.py fails with transformers 5.17.0, the pinned release"),
-    (Printed("True\n"), "snippets/x.py prints 1 lines with transformers 5.17.0 .* its recorded output has 3"),
-])
+@pytest.mark.parametrize(
+    ("reference", "message"),
+    [
+        (Printed("", "OSError: no such file"), "snippets/x.py fails with transformers 5.17.0, the pinned release"),
+        (Printed("True\n"), "snippets/x.py prints 1 lines with transformers 5.17.0 .* its recorded output has 3"),
+    ],
+)
 def test_the_pinned_release_must_print_the_recorded_lines(reference: Printed, message: str) -> None:
     with pytest.raises(CompatError, match=message):
         weight_dependent_lines("snippets/x.py", RECORDED, reference, "5.17.0")
@@ -81,20 +90,24 @@ def test_the_pinned_release_must_print_the_recorded_lines(reference: Printed, me
 SNIPPETS = {
     "tokens/steady": 'print("True")\n',
     "tokens/environment": 'import os, sys\nprint(os.environ["HF_HUB_OFFLINE"], os.environ["HF_HUB_CACHE"], '
-                          '"PYTHONPATH" in os.environ, '
-                          'os.path.realpath(sys.path[0]) == os.path.dirname(os.path.realpath(__file__)))\n',
+    '"PYTHONPATH" in os.environ, '
+    "os.path.realpath(sys.path[0]) == os.path.dirname(os.path.realpath(__file__)))\n",
     "vectors/row": 'import os\nprint("[0.123456, -0.654321]" if os.environ["RELEASE"] == "1.0" else "[0.1, -0.6]")\n',
-    "vectors/shape": 'import os\n'
-                     'print("torch.Size([1, 5])" if os.environ["RELEASE"] == "1.0" else "torch.Size([5])")\n',
+    "vectors/shape": "import os\n"
+    'print("torch.Size([1, 5])" if os.environ["RELEASE"] == "1.0" else "torch.Size([5])")\n',
     "vectors/broken": 'import os, sys\nprint("<script>alert(1)</script>")\n'
-                      'if os.environ["RELEASE"] == "2.0":\n'
-                      '    print("a warning", file=sys.stderr)\n'
-                      '    raise ImportError("cannot import name <GPT2Model>")\n',
+    'if os.environ["RELEASE"] == "2.0":\n'
+    '    print("a warning", file=sys.stderr)\n'
+    '    raise ImportError("cannot import name <GPT2Model>")\n',
 }
 # What the site shows for each: the real model's values where it has them.
-OUTPUTS = {"tokens/steady": "True\n", "tokens/environment": "1 {cache} False True\n",
-           "vectors/row": "[0.052651, -0.010756]\n", "vectors/shape": "torch.Size([1, 5])\n",
-           "vectors/broken": "<script>alert(1)</script>\n"}
+OUTPUTS = {
+    "tokens/steady": "True\n",
+    "tokens/environment": "1 {cache} False True\n",
+    "vectors/row": "[0.052651, -0.010756]\n",
+    "vectors/shape": "torch.Size([1, 5])\n",
+    "vectors/broken": "<script>alert(1)</script>\n",
+}
 
 
 def small_project(root: Path, hub_cache: Path) -> Path:
@@ -131,8 +144,14 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, A
     installs = compat.plan(root, ("1.0", "2.0"))
     assert installs == {"1.0": None, "2.0": []}, "the pinned release installs nothing; the snippets import no package"
     printed: list[str] = []
-    table = compat.check_releases(root, installs, hub_cache, timeout=30, report=printed.append,
-                                  interpreter=lambda release, wanted: [str(release_interpreter(folder, release))])
+    table = compat.check_releases(
+        root,
+        installs,
+        hub_cache,
+        timeout=30,
+        report=printed.append,
+        interpreter=lambda release, wanted: [str(release_interpreter(folder, release))],
+    )
     return root, table, printed
 
 
@@ -159,10 +178,12 @@ def test_another_release_is_judged_line_by_line(checked) -> None:
     _, table, _ = checked
     other = results(table, "2.0")
     assert other["tokens/steady"] == {"verdict": "same"}
-    assert other["vectors/row"]["lines"] == [{"line": 1, "recorded": "[0.052651, -0.010756]",
-                                              "printed": "[0.1, -0.6]", "compared": "by form"}]
-    assert other["vectors/shape"]["lines"] == [{"line": 1, "recorded": "torch.Size([1, 5])",
-                                                "printed": "torch.Size([5])", "compared": "exactly"}]
+    assert other["vectors/row"]["lines"] == [
+        {"line": 1, "recorded": "[0.052651, -0.010756]", "printed": "[0.1, -0.6]", "compared": "by form"}
+    ]
+    assert other["vectors/shape"]["lines"] == [
+        {"line": 1, "recorded": "torch.Size([1, 5])", "printed": "torch.Size([5])", "compared": "exactly"}
+    ]
     assert other["vectors/broken"] == {"verdict": "error", "error": "ImportError: cannot import name <GPT2Model>"}
 
 
@@ -170,8 +191,14 @@ def test_the_table_records_what_each_release_ran_with_and_what_it_checked(checke
     root, table, _ = checked
     for about in table["releases"].values():
         assert about["versions"]["python"] == ".".join(map(str, sys.version_info[:3]))
-        assert set(about["versions"]) == {"python", "torch", "transformers", "tokenizers", "safetensors",
-                                          "huggingface_hub"}
+        assert set(about["versions"]) == {
+            "python",
+            "torch",
+            "transformers",
+            "tokenizers",
+            "safetensors",
+            "huggingface_hub",
+        }
         assert about["checked_at"].endswith("+00:00")
     written = json.loads((root / compat_page.RESULTS).read_text(encoding="utf-8"))
     assert written["about"] == compat.HEADER
@@ -192,8 +219,7 @@ def test_a_snippet_that_outlives_its_timeout_is_an_error(tmp_path: Path) -> None
 def test_outputs_out_of_date_stop_the_run_before_anything_runs(tmp_path: Path) -> None:
     root = small_project(tmp_path / "project", tmp_path / "hub")
     (root / "snippets" / "tokens" / "steady.py").write_text('print("False")\n', encoding="utf-8")
-    with pytest.raises(CompatError,
-                       match=r"(?s)out of date:.*snippets/tokens/steady.py changed.*make record"):
+    with pytest.raises(CompatError, match=r"(?s)out of date:.*snippets/tokens/steady.py changed.*make record"):
         compat.plan(root, ("1.0", "2.0"))
     (root / "snippets" / "tokens" / "steady.py").write_text(SNIPPETS["tokens/steady"], encoding="utf-8")
     with pytest.raises(CompatError, match=r"leave out 1.0, the one requirements.txt pins"):
@@ -241,8 +267,9 @@ def test_the_rows_are_grouped_by_part_titled_and_ordered_as_the_navigation_names
         heading = header.find_all(["th", "td"])
         assert len(heading) == 1 and heading[0].name == "th" and heading[0]["scope"] == "rowgroup"
         assert heading[0].get_text() == title and heading[0]["colspan"] == str(1 + len(table["releases"]))
-        assert [row.th.get_text() for row in rows] == [f"{name}.py" for name in sorted(SNIPPETS)
-                                                       if name.startswith(f"{part}/")]
+        assert [row.th.get_text() for row in rows] == [
+            f"{name}.py" for name in sorted(SNIPPETS) if name.startswith(f"{part}/")
+        ]
     assert document.find("i") is None, "a title is text, never markup"
     # A part the mapping leaves out still shows, after the others, under its folder's name.
     named_one = page(root, {"vectors": "Part 2"}).find("table").find_all("tbody", recursive=False)
@@ -263,8 +290,9 @@ def test_a_difference_or_an_error_is_one_click_away_as_literal_text(checked) -> 
     assert shape.a.get_text() == "differs: 1 line"
     section = linked_section(document, shape)
     assert section.h3.get_text() == "vectors/shape.py with transformers 2.0: differs"
-    assert section.pre.get_text() == ("line 1, compared exactly\n  site:    torch.Size([1, 5])\n"
-                                      "  printed: torch.Size([5])")
+    assert section.pre.get_text() == (
+        "line 1, compared exactly\n  site:    torch.Size([1, 5])\n  printed: torch.Size([5])"
+    )
     row = row_cells(document, "vectors/row")[1]
     assert "weight values, compared by form" in linked_section(document, row).pre.get_text()
     broken = row_cells(document, "vectors/broken")[1]
@@ -272,8 +300,9 @@ def test_a_difference_or_an_error_is_one_click_away_as_literal_text(checked) -> 
     assert linked_section(document, broken).pre.get_text() == "ImportError: cannot import name <GPT2Model>"
     assert document.find("gpt2model") is None, "text from the file is escaped, never markup"
     assert len(document.find_all("section")) == 3, "a section for each cell that is not the same, no more"
-    assert not [section["id"] for section in document.find_all("section") if "/" in section["id"]], \
+    assert not [section["id"] for section in document.find_all("section") if "/" in section["id"]], (
         "a fragment with a slash reads as a path"
+    )
 
 
 def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, tmp_path: Path) -> None:
@@ -281,28 +310,37 @@ def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, 
     copy = tmp_path / "project"
     subprocess.run(["cp", "-r", str(root), str(copy)], check=True)
     assert compat_page.problems(copy) == []
-    (copy / "snippets" / "vectors" / "shape.py").write_text(SNIPPETS["vectors/shape"] + "# now commented\n",
-                                                          encoding="utf-8")
+    (copy / "snippets" / "vectors" / "shape.py").write_text(
+        SNIPPETS["vectors/shape"] + "# now commented\n", encoding="utf-8"
+    )
     (copy / "outputs" / "vectors" / "row.txt").write_text("[0.052651, -0.010757]\n", encoding="utf-8")
     document = page(copy)
-    for name, changed in (("vectors/shape", "snippets/vectors/shape.py (or a snippet it imports)"),
-                          ("vectors/row", "outputs/vectors/row.txt")):
+    for name, changed in (
+        ("vectors/shape", "snippets/vectors/shape.py (or a snippet it imports)"),
+        ("vectors/row", "outputs/vectors/row.txt"),
+    ):
         cells = row_cells(document, name)
         assert len(cells) == 1 and cells[0]["colspan"] == "2"
         assert cells[0].get_text() == f"not yet checked: {changed} changed since compat/results.json was made"
         assert document.find(id=f"compat-{name.replace('/', '-')}-2.0") is None, "no old verdict"
     assert [problem.snippet for problem in compat_page.problems(copy)] == ["vectors/row", "vectors/shape"]
-    assert all(problem.message.endswith("Run `make compat` and commit compat/results.json.")
-               for problem in compat_page.problems(copy))
+    assert all(
+        problem.message.endswith("Run `make compat` and commit compat/results.json.")
+        for problem in compat_page.problems(copy)
+    )
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (None, "compat/results.json does not exist. Run `make compat`"),
-    ("{", "compat/results.json is not a valid version table"),
-    ('{"releases": {}, "snippets": {}, "reference": "5.17.0"}', "compat/results.json is not a valid version table"),
-])
-def test_a_missing_or_broken_table_names_the_file_and_the_fix(tmp_path: Path, content: str | None,
-                                                               message: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "compat/results.json does not exist. Run `make compat`"),
+        ("{", "compat/results.json is not a valid version table"),
+        ('{"releases": {}, "snippets": {}, "reference": "5.17.0"}', "compat/results.json is not a valid version table"),
+    ],
+)
+def test_a_missing_or_broken_table_names_the_file_and_the_fix(
+    tmp_path: Path, content: str | None, message: str
+) -> None:
     if content is not None:
         (tmp_path / "compat").mkdir()
         (tmp_path / "compat" / "results.json").write_text(content, encoding="utf-8")
@@ -310,27 +348,33 @@ def test_a_missing_or_broken_table_names_the_file_and_the_fix(tmp_path: Path, co
         compat_page.read(tmp_path)
 
 
-def test_recorder_check_mentions_a_stale_table_without_failing(project: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_recorder_check_mentions_a_stale_table_without_failing(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # A row made for the snippet as it is, then its source changed since.
     snippet = next(iter(discover(project).values()))
     source = snippet.relative(project)
     results_path = project / compat_page.RESULTS
     table = json.loads(results_path.read_text(encoding="utf-8"))
-    table["snippets"][snippet.name] = {**compat_page.checked_against(project, snippet),
-                                       "results": {release: {"verdict": "same"} for release in table["releases"]}}
+    table["snippets"][snippet.name] = {
+        **compat_page.checked_against(project, snippet),
+        "results": {release: {"verdict": "same"} for release in table["releases"]},
+    }
     table["snippets"][snippet.name]["sources"][source] = "0" * 64
     results_path.write_text(json.dumps(table), encoding="utf-8")
 
     assert main(["--root", str(project), "check"]) == 0
-    assert (f"notice: {source} (or a snippet it imports) changed since compat/results.json was made: "
-            "the version table shows it as not yet checked. Run `make compat` and commit compat/results.json."
-            in capsys.readouterr().err)
+    assert (
+        f"notice: {source} (or a snippet it imports) changed since compat/results.json was made: "
+        "the version table shows it as not yet checked. Run `make compat` and commit compat/results.json."
+        in capsys.readouterr().err
+    )
 
 
 def test_requirements_pin_what_the_snippets_import_with_the_release_under_test(tmp_path: Path) -> None:
-    (tmp_path / "requirements.txt").write_text("torch==2.13.0  # CPU\nPyYAML==6.0.4\ntransformers==5.17.0\n"
-                                               "huggingface_hub==1.33.0\n")
+    (tmp_path / "requirements.txt").write_text(
+        "torch==2.13.0  # CPU\nPyYAML==6.0.4\ntransformers==5.17.0\nhuggingface_hub==1.33.0\n"
+    )
     wanted = compat.requirements(tmp_path, {"torch", "transformers", "yaml", "xml", "collections"}, "4.57.6")
     assert wanted == ["PyYAML==6.0.4", "torch==2.13.0", "transformers==4.57.6"]
     # A library transformers depends on is at the version the release asks for, even when a snippet
@@ -344,28 +388,37 @@ def test_requirements_pin_what_the_snippets_import_with_the_release_under_test(t
 def test_another_release_runs_in_an_environment_of_its_own_that_uv_keeps(tmp_path: Path) -> None:
     """Not laid over .venv, whose packages a reader does not have (PyYAML is one)."""
     python = compat.in_environment(tmp_path, [])
-    ran = subprocess.run([*python, "-c", "import importlib.util, sys; print(importlib.util.find_spec('yaml'))"],
-                         capture_output=True, text=True, check=False)
+    ran = subprocess.run(
+        [*python, "-c", "import importlib.util, sys; print(importlib.util.find_spec('yaml'))"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert (ran.returncode, ran.stdout) == (0, "None\n"), ran.stderr
     assert (tmp_path / ".compat" / "uv-cache").is_dir()
     wanted = ["torch==2.13.0", "transformers==4.57.6"]
     # Where torch's CPU build is, uv reads from UV_FIND_LINKS, set by the Makefile for .venv and these alike.
-    assert compat.in_environment(tmp_path, wanted)[-3:] == ["--with=torch==2.13.0", "--with=transformers==4.57.6",
-                                                            "python"]
+    assert compat.in_environment(tmp_path, wanted)[-3:] == [
+        "--with=torch==2.13.0",
+        "--with=transformers==4.57.6",
+        "python",
+    ]
 
 
 def test_a_release_that_cannot_start_is_named_with_the_fix() -> None:
     failing = [sys.executable, "-c", "raise SystemExit('No solution found when resolving `--with` dependencies')"]
-    with pytest.raises(CompatError, match=r"(?s)transformers 5.0.0's Python could not start.*No solution found"
-                                          r".*Check that uv can install it here, then run `make compat` again"):
+    with pytest.raises(
+        CompatError,
+        match=r"(?s)transformers 5.0.0's Python could not start.*No solution found"
+        r".*Check that uv can install it here, then run `make compat` again",
+    ):
         compat.release_versions(failing, "5.0.0")
 
 
 @pytest.mark.slow
 def test_the_built_page_shows_every_snippet_and_release_of_the_committed_table(built_site: Path) -> None:
     table = compat_page.read(ROOT)
-    document = BeautifulSoup((built_site / "compatibility" / "index.html").read_text(encoding="utf-8"),
-                             "html.parser")
+    document = BeautifulSoup((built_site / "compatibility" / "index.html").read_text(encoding="utf-8"), "html.parser")
     results_table = document.select_one("article .compatibility table")
     heads = [th.get_text(" ", strip=True).removesuffix(" (pinned)") for th in results_table.thead.find_all("th")]
     assert heads == ["Example", *table["releases"]]
@@ -373,8 +426,13 @@ def test_the_built_page_shows_every_snippet_and_release_of_the_committed_table(b
     project = Project.load(ROOT)
     pages = {part.page: part.name for part in project.parts()}
     snippets = discover(ROOT)
-    expected = [(title, pages[page_file]) for entry in project.nav if isinstance(entry, dict)
-                for title, page_file in entry.items() if isinstance(page_file, str) and page_file in pages]
+    expected = [
+        (title, pages[page_file])
+        for entry in project.nav
+        if isinstance(entry, dict)
+        for title, page_file in entry.items()
+        if isinstance(page_file, str) and page_file in pages
+    ]
     expected = [(title, part) for title, part in expected if any(s.part == part for s in snippets.values())]
     groups = results_table.find_all("tbody", recursive=False)
     assert [group.select_one("th[scope=rowgroup]").get_text() for group in groups] == [title for title, _ in expected]
@@ -383,14 +441,17 @@ def test_the_built_page_shows_every_snippet_and_release_of_the_committed_table(b
     assert len(rows) == len(snippets), "every snippet has a row, in a part the navigation names"
 
 
-@pytest.mark.parametrize(("entry", "said"), [
-    ({"origin": "published", "published": {"exact_lines": 2, "weight_dependent_lines": 0}}, "same"),
-    ({"origin": "published", "published": {"exact_lines": 0, "weight_dependent_lines": 2}}, "same form"),
-    ({"origin": "published", "published": {"exact_lines": 3, "weight_dependent_lines": 1}}, "same, 1 line by form"),
-    ({"origin": "executed", "model": {"loaded": "weights"}}, "same, weight-dependent lines by form"),
-    ({"origin": "executed", "model": {"loaded": "tokenizer"}}, "same"),
-    (None, "same"),
-])
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ({"origin": "published", "published": {"exact_lines": 2, "weight_dependent_lines": 0}}, "same"),
+        ({"origin": "published", "published": {"exact_lines": 0, "weight_dependent_lines": 2}}, "same form"),
+        ({"origin": "published", "published": {"exact_lines": 3, "weight_dependent_lines": 1}}, "same, 1 line by form"),
+        ({"origin": "executed", "model": {"loaded": "weights"}}, "same, weight-dependent lines by form"),
+        ({"origin": "executed", "model": {"loaded": "tokenizer"}}, "same"),
+        (None, "same"),
+    ],
+)
 def test_a_same_cell_says_what_was_compared(entry: dict[str, Any] | None, said: str) -> None:
     assert compat_page.same(entry) == said
 

@@ -20,8 +20,10 @@ from recorder.tools.diff import Outputs, render, report
 # Snippets are named "<part>/<stem>", their outputs are outputs/<part>/<stem>.txt.
 GREETING_NAME, FIGURE_NAME = "part-one/greeting", "part-two/figure"
 GREETING = "hello\nworld\n"
-FIGURE = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n'
-          "  <title>Rows 0 &amp; 1 of the table</title>\n  <rect width=\"4\" height=\"4\"/>\n</svg>\n")
+FIGURE = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n'
+    '  <title>Rows 0 &amp; 1 of the table</title>\n  <rect width="4" height="4"/>\n</svg>\n'
+)
 
 
 def git(root: Path, *args: str) -> str:
@@ -34,13 +36,23 @@ ARTICLE = "An article"
 def entry(name: str, **changes: Any) -> dict[str, Any]:
     """A manifest entry shaped like the ones `make record` writes."""
     return {
-        "source": f"snippets/{name}.py", "output": f"outputs/{name}.txt", "output_sha256": "0" * 64,
-        "key": "1" * 64, "sources": {f"snippets/{name}.py": "2" * 64}, "origin": "published",
+        "source": f"snippets/{name}.py",
+        "output": f"outputs/{name}.txt",
+        "output_sha256": "0" * 64,
+        "key": "1" * 64,
+        "sources": {f"snippets/{name}.py": "2" * 64},
+        "origin": "published",
         "model": {"id": "gpt2", "revision": REVISION, "files": None},
         "versions": {"python": "3.11.7", "transformers": "5.17.0"},
-        "published": {"article": ARTICLE, "stated": {"revision": REVISION}, "exact_lines": 2,
-                      "weight_dependent_lines": 0},
-        "recorded_at": "2026-11-30T09:45:57+00:00", "seconds": 0.0, **changes,
+        "published": {
+            "article": ARTICLE,
+            "stated": {"revision": REVISION},
+            "exact_lines": 2,
+            "weight_dependent_lines": 0,
+        },
+        "recorded_at": "2026-11-30T09:45:57+00:00",
+        "seconds": 0.0,
+        **changes,
     }
 
 
@@ -69,35 +81,49 @@ def manifest(root: Path) -> dict[str, dict[str, Any]]:
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A git repository whose first commit records a text output and a figure."""
     # No user configuration, and no repository above tmp_path to be found by mistake.
-    for variable, value in {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-                            "GIT_CEILING_DIRECTORIES": str(tmp_path),
-                            "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
-                            "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com"}.items():
+    for variable, value in {
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CEILING_DIRECTORIES": str(tmp_path),
+        "GIT_AUTHOR_NAME": "Test",
+        "GIT_AUTHOR_EMAIL": "test@example.com",
+        "GIT_COMMITTER_NAME": "Test",
+        "GIT_COMMITTER_EMAIL": "test@example.com",
+    }.items():
         monkeypatch.setenv(variable, value)
     root = tmp_path / "repo"
     (root / "outputs").mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
-    write(root, {GREETING_NAME: GREETING, FIGURE_NAME: FIGURE},
-          {GREETING_NAME: entry(GREETING_NAME), FIGURE_NAME: entry(FIGURE_NAME, origin="executed", model=None)})
+    write(
+        root,
+        {GREETING_NAME: GREETING, FIGURE_NAME: FIGURE},
+        {GREETING_NAME: entry(GREETING_NAME), FIGURE_NAME: entry(FIGURE_NAME, origin="executed", model=None)},
+    )
     commit(root, "first outputs")
     return root
 
 
 def test_a_changed_output_shows_its_text_diff_and_what_changed_in_its_provenance(repo: Path) -> None:
     entries = manifest(repo)
-    entries[GREETING_NAME] |= {"origin": "executed", "recorded_at": "2026-12-01T00:00:00+00:00",
-                            "model": {"id": "gpt2", "revision": REVISION,
-                                      "files": {"model.safetensors": WEIGHTS_SHA256}}}
+    entries[GREETING_NAME] |= {
+        "origin": "executed",
+        "recorded_at": "2026-12-01T00:00:00+00:00",
+        "model": {"id": "gpt2", "revision": REVISION, "files": {"model.safetensors": WEIGHTS_SHA256}},
+    }
     write(repo, {GREETING_NAME: "hello\nthere\n", FIGURE_NAME: FIGURE}, entries)
 
     markdown = report(repo)
 
     assert markdown.startswith("## 1 recorded output changed since `HEAD`\n")
     assert "### `part-one/greeting`: changed" in markdown
-    assert ("```diff\n--- HEAD:outputs/part-one/greeting.txt\n+++ outputs/part-one/greeting.txt\n"
-            "@@ -1,2 +1,2 @@\n hello\n-world\n+there\n```") in markdown
-    assert (f"| origin | Published in the article *{ARTICLE}* · GPT-2 `gpt2@{short()}` | Executed by the build step · "
-            f"GPT-2 `gpt2@{short()}`, weights sha256 `{WEIGHTS_SHA256[:12]}…` verified |") in markdown
+    assert (
+        "```diff\n--- HEAD:outputs/part-one/greeting.txt\n+++ outputs/part-one/greeting.txt\n"
+        "@@ -1,2 +1,2 @@\n hello\n-world\n+there\n```"
+    ) in markdown
+    assert (
+        f"| origin | Published in the article *{ARTICLE}* · GPT-2 `gpt2@{short()}` | Executed by the build step · "
+        f"GPT-2 `gpt2@{short()}`, weights sha256 `{WEIGHTS_SHA256[:12]}…` verified |"
+    ) in markdown
     assert f"| sha256 of model.safetensors | — | `{WEIGHTS_SHA256}` |" in markdown
     assert "recorded_at" not in markdown and "`part-two/figure`" not in markdown
 
@@ -122,10 +148,16 @@ def test_a_provenance_change_alone_is_reported(repo: Path) -> None:
     assert "```diff" not in markdown
 
 
-@pytest.mark.parametrize(("title", "said"), [
-    ("Rows 0 &amp; 1 of the table", "Figure “Rows 0 & 1 of the table” changed."),
-    ("Rows 0 &amp; 2 of the table", "Figure changed: was “Rows 0 & 1 of the table”, now “Rows 0 & 2 of the table”."),
-])
+@pytest.mark.parametrize(
+    ("title", "said"),
+    [
+        ("Rows 0 &amp; 1 of the table", "Figure “Rows 0 & 1 of the table” changed."),
+        (
+            "Rows 0 &amp; 2 of the table",
+            "Figure changed: was “Rows 0 & 1 of the table”, now “Rows 0 & 2 of the table”.",
+        ),
+    ],
+)
 def test_a_figure_is_named_by_its_title_instead_of_diffed(repo: Path, title: str, said: str) -> None:
     changed = FIGURE.replace('width="4"', 'width="5"').replace("Rows 0 &amp; 1 of the table", title)
     write(repo, {GREETING_NAME: GREETING, FIGURE_NAME: changed}, manifest(repo))
@@ -146,11 +178,15 @@ def test_added_and_removed_outputs_are_reported_by_name_in_order(repo: Path) -> 
     markdown = report(repo)
 
     assert markdown.startswith("## 2 recorded outputs changed since `HEAD`\n")
-    assert ("### `part-three/farewell`: added\n\n```diff\n--- /dev/null\n+++ outputs/part-three/farewell.txt\n"
-            "@@ -0,0 +1 @@\n+bye\n```") in markdown
+    assert (
+        "### `part-three/farewell`: added\n\n```diff\n--- /dev/null\n+++ outputs/part-three/farewell.txt\n"
+        "@@ -0,0 +1 @@\n+bye\n```"
+    ) in markdown
     assert "| origin | — | Executed by the build step · no model |" in markdown
-    assert ("### `part-one/greeting`: removed\n\n```diff\n--- HEAD:outputs/part-one/greeting.txt\n+++ /dev/null\n"
-            "@@ -1,2 +0,0 @@\n-hello\n-world\n```") in markdown
+    assert (
+        "### `part-one/greeting`: removed\n\n```diff\n--- HEAD:outputs/part-one/greeting.txt\n+++ /dev/null\n"
+        "@@ -1,2 +0,0 @@\n-hello\n-world\n```"
+    ) in markdown
     assert f"| origin | Published in the article *{ARTICLE}* · GPT-2 `gpt2@{short()}` | — |" in markdown
     assert markdown.index("`part-one/greeting`") < markdown.index("`part-three/farewell`")
 
@@ -167,8 +203,10 @@ def test_outputs_of_the_same_stem_in_two_parts_are_told_apart(repo: Path) -> Non
     markdown = report(repo)
 
     assert markdown.startswith("## 1 recorded output changed since `HEAD`\n")
-    assert ("### `part-two/token_ids`: changed\n\n```diff\n--- HEAD:outputs/part-two/token_ids.txt\n"
-            "+++ outputs/part-two/token_ids.txt\n@@ -1 +1 @@\n-[1, 2]\n+[1, 3]\n```") in markdown
+    assert (
+        "### `part-two/token_ids`: changed\n\n```diff\n--- HEAD:outputs/part-two/token_ids.txt\n"
+        "+++ outputs/part-two/token_ids.txt\n@@ -1 +1 @@\n-[1, 2]\n+[1, 3]\n```"
+    ) in markdown
     assert f"`{first}`" not in markdown
 
 
@@ -203,8 +241,9 @@ def test_by_default_the_base_is_the_merge_base_with_origin_main(repo: Path) -> N
 
     markdown = report(repo)
 
-    assert markdown.startswith(f"## 1 recorded output changed since the merge base with `origin/main` "
-                               f"(`{branch_point[:7]}`)\n")
+    assert markdown.startswith(
+        f"## 1 recorded output changed since the merge base with `origin/main` (`{branch_point[:7]}`)\n"
+    )
     assert "-world\n+branch\n" in markdown and "`part-two/figure`" not in markdown
     git(repo, "update-ref", "-d", "refs/remotes/origin/main")
     assert report(repo) == "No recorded output changed since `HEAD`.\n"
@@ -221,7 +260,8 @@ def test_a_named_base_is_compared_with(repo: Path, capsys: pytest.CaptureFixture
 
 
 def test_an_unknown_ref_or_a_folder_outside_git_fails_naming_the_cause_and_the_fix(
-        repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["--root", str(repo), "diff", "no-such-branch"]) == 1
     error = capsys.readouterr().err
     assert "`no-such-branch` is not a commit" in error and "Pass a branch, tag or commit" in error
@@ -232,10 +272,12 @@ def test_an_unknown_ref_or_a_folder_outside_git_fails_naming_the_cause_and_the_f
         report(elsewhere)
 
 
-@pytest.mark.parametrize("committed", ["not json", '{"outputs": {}}', '{"snippets": []}',
-                                       '{"snippets": {"part-one/greeting": "an entry"}}'])
+@pytest.mark.parametrize(
+    "committed", ["not json", '{"outputs": {}}', '{"snippets": []}', '{"snippets": {"part-one/greeting": "an entry"}}']
+)
 def test_a_malformed_manifest_at_the_base_fails_naming_it_and_the_fix(
-        repo: Path, committed: str, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, committed: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     good = (repo / "outputs" / "manifest.json").read_bytes()
     (repo / "outputs" / "manifest.json").write_text(committed, encoding="utf-8")
     commit(repo, "a manifest edited by hand")

@@ -78,11 +78,21 @@ def hf_home(tmp_path: Path) -> Path:
     return home
 
 
-def record_online(run, project: Path, hub: StandInHub, hf_home: Path, *settings: str, seconds: float = SECONDS,
-                  library_settings: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def record_online(
+    run,
+    project: Path,
+    hub: StandInHub,
+    hf_home: Path,
+    *settings: str,
+    seconds: float = SECONDS,
+    library_settings: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     hub_settings = ("HF_", "HUGGINGFACE_", "TRANSFORMERS_")
-    env = {name: value for name, value in os.environ.items()
-           if not name.startswith(hub_settings) and "proxy" not in name.lower()}
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(hub_settings) and "proxy" not in name.lower()
+    }
     env |= {"HF_ENDPOINT": hub.url, "HF_HOME": str(hf_home), "NO_MKDOCS_2_WARNING": "1", **(library_settings or {})}
     result = run("python", "-c", RECORD_ON_LOOPBACK, *settings, cwd=project, env=env, timeout=seconds)
     assert "connection outside 127.0.0.1" not in result.stderr
@@ -91,8 +101,11 @@ def record_online(run, project: Path, hub: StandInHub, hf_home: Path, *settings:
 
 def committed(project: Path) -> dict[str, bytes]:
     """What the record step writes: the outputs and the companion notebooks."""
-    return {f"{folder}/{name}": data for folder in ("outputs", "docs/notebooks")
-            for name, data in snapshot(project / folder).items()}
+    return {
+        f"{folder}/{name}": data
+        for folder in ("outputs", "docs/notebooks")
+        for name, data in snapshot(project / folder).items()
+    }
 
 
 def downloaded(hf_home: Path) -> Path:
@@ -106,14 +119,18 @@ def failed(result: subprocess.CompletedProcess[str], *phrases: str) -> None:
     assert "raised an error" not in result.stderr and "Fix the snippet" not in result.stderr
 
 
-def test_a_hub_without_the_pinned_revision_is_named_as_the_cause(run, project: Path, stand_in_hub: StandInHub,
-                                                                 hf_home: Path) -> None:
+def test_a_hub_without_the_pinned_revision_is_named_as_the_cause(
+    run, project: Path, stand_in_hub: StandInHub, hf_home: Path
+) -> None:
     stand_in_hub.mode = "revision-missing"
     before = committed(project)
     result = record_online(run, project, stand_in_hub, hf_home)
 
-    failed(result, f"error: the hub at {stand_in_hub.url} has no revision {REVISION} of {MODEL_ID}.",
-           "Check the revision pinned in recorder/pinned.py")
+    failed(
+        result,
+        f"error: the hub at {stand_in_hub.url} has no revision {REVISION} of {MODEL_ID}.",
+        "Check the revision pinned in recorder/pinned.py",
+    )
     assert stand_in_hub.asked_for("HEAD", "config.json") == 1
     assert stand_in_hub.asked_for("GET", WEIGHTS_FILE) == 0
     assert committed(project) == before
@@ -132,22 +149,25 @@ def test_the_waits_on_a_hub_that_never_answers_add_up_to_less_than_a_minute() ->
     assert worst < SILENT_HUB_SECONDS
 
 
-def test_a_hub_that_never_answers_is_named_within_a_minute(run, project: Path, tmp_path: Path,
-                                                           hf_home: Path) -> None:
+def test_a_hub_that_never_answers_is_named_within_a_minute(run, project: Path, tmp_path: Path, hf_home: Path) -> None:
     """It accepts every connection and reads the request, then says nothing (so it needs no files to serve).
 
     With shorter waits: the test above adds up the real ones."""
     before = committed(project)
     with StandInHub(Snapshot(tmp_path, {}), mode="silent") as silent:
         started = time.monotonic()
-        result = record_online(run, project, silent, hf_home, SHORT_SILENCE, seconds=SILENT_HUB_SECONDS,
-                               library_settings=SHORT_ANSWER_WAIT)
+        result = record_online(
+            run, project, silent, hf_home, SHORT_SILENCE, seconds=SILENT_HUB_SECONDS, library_settings=SHORT_ANSWER_WAIT
+        )
         seconds = time.monotonic() - started
 
     assert seconds < SILENT_HUB_SECONDS
-    failed(result, f"error: downloading config.json of {MODEL_ID}@{short()} from {silent.url} failed: "
-                   f"the hub at {silent.url} sent no answer in",
-           "If HF_ENDPOINT is set, check that the hub it names is up. Check the network and run `make record` again.")
+    failed(
+        result,
+        f"error: downloading config.json of {MODEL_ID}@{short()} from {silent.url} failed: "
+        f"the hub at {silent.url} sent no answer in",
+        "If HF_ENDPOINT is set, check that the hub it names is up. Check the network and run `make record` again.",
+    )
     assert silent.asked_for("HEAD", "config.json") >= 2  # it did wait for an answer, more than once
     assert silent.asked_for("GET", WEIGHTS_FILE) == 0
     assert committed(project) == before
@@ -155,7 +175,8 @@ def test_a_hub_that_never_answers_is_named_within_a_minute(run, project: Path, t
 
 @pytest.mark.slow
 def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_downloads_them_runs_and_refuses(
-        run, project: Path, stand_in_hub: StandInHub, hf_home: Path) -> None:
+    run, project: Path, stand_in_hub: StandInHub, hf_home: Path
+) -> None:
     """Every GET of the weights breaks after a part of it: the download stops after a few attempts, never at the
     snippet timeout, leaving nothing behind. Then, the hub healthy, the weights download once, the model snippets
     run on them, and, not GPT-2's, they are refused: nothing is recorded.
@@ -165,9 +186,13 @@ def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_dow
     before = committed(project)
     result = record_online(run, project, stand_in_hub, hf_home, f"RETRIES={RETRIES}")
 
-    failed(result, f"error: downloading {WEIGHTS_FILE} of {MODEL_ID}@{short()} from {stand_in_hub.url} failed: "
-                   "the connection broke", "the last time: RemoteProtocolError: peer closed connection",
-           "Check the network and run `make record` again.")
+    failed(
+        result,
+        f"error: downloading {WEIGHTS_FILE} of {MODEL_ID}@{short()} from {stand_in_hub.url} failed: "
+        "the connection broke",
+        "the last time: RemoteProtocolError: peer closed connection",
+        "Check the network and run `make record` again.",
+    )
     broken = stand_in_hub.asked_for("GET", WEIGHTS_FILE)
     assert 1 < broken <= RETRIES + 2
     assert not downloaded(hf_home).exists() and not list(hf_home.rglob("*.incomplete"))
@@ -176,8 +201,13 @@ def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_dow
     stand_in_hub.mode = "healthy"
     again = record_online(run, project, stand_in_hub, hf_home)
 
-    failed(again, f"{downloaded(hf_home)} has sha256 {stand_in_hub.snapshot.etags[WEIGHTS_FILE]}",
-           "not the pinned GPT-2 weights", "is never recorded", "run `make record` with network access")
+    failed(
+        again,
+        f"{downloaded(hf_home)} has sha256 {stand_in_hub.snapshot.etags[WEIGHTS_FILE]}",
+        "not the pinned GPT-2 weights",
+        "is never recorded",
+        "run `make record` with network access",
+    )
     assert f"downloading {WEIGHTS_FILE} of {MODEL_ID}@{short()} from {stand_in_hub.url}" in again.stdout
     model_snippets = [name for name, snippet in discover(ROOT).items() if snippet.loads == "weights"]
     assert f"snippets/{model_snippets[0]}.py" in again.stdout  # the model snippets ran on the download
@@ -189,21 +219,26 @@ def test_a_hub_error_inside_a_snippet_is_not_blamed_on_the_snippet(tmp_path: Pat
     """As transformers does, the snippet wraps the network's error in its own."""
     path = tmp_path / "snippets" / "part" / "loads.py"
     path.parent.mkdir(parents=True)
-    path.write_text("import httpx\n\ntry:\n    raise httpx.ConnectError('[Errno 111] Connection refused')\n"
-                    "except httpx.ConnectError as error:\n"
-                    "    raise OSError(\"We couldn't connect to the hub to load this file\") from error\n")
+    path.write_text(
+        "import httpx\n\ntry:\n    raise httpx.ConnectError('[Errno 111] Connection refused')\n"
+        "except httpx.ConnectError as error:\n"
+        '    raise OSError("We couldn\'t connect to the hub to load this file") from error\n'
+    )
     with pytest.raises(DownloadFailed) as raised:
         run_one(Snippet("part/loads", path, (path,), frozenset({"httpx"}), None), tmp_path, timeout=30)
     message = str(raised.value)
     assert message.startswith("snippets/part/loads.py could not get the model's files ")
-    assert ("OSError: We couldn't connect to the hub to load this file, "
-            "caused by ConnectError: [Errno 111] Connection refused") in message
+    assert (
+        "OSError: We couldn't connect to the hub to load this file, "
+        "caused by ConnectError: [Errno 111] Connection refused"
+    ) in message
     assert "not the snippet's code" in message and "run `make record` again" in message
 
 
 @pytest.mark.parametrize("loads", ["tokenizer", "weights"])
 def test_offline_a_snippet_loading_a_file_the_cache_lacks_is_told_what_a_tokenizer_can_count_on(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loads: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loads: str
+) -> None:
     """As AutoTokenizer fails offline, since it also reads config.json: only vocab.json and merges.txt are
     there for a snippet that loads only the tokenizer, and the fix says how to load it from them."""
     from huggingface_hub import constants
@@ -211,18 +246,24 @@ def test_offline_a_snippet_loading_a_file_the_cache_lacks_is_told_what_a_tokeniz
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     path = tmp_path / "snippets" / "part" / "loads.py"
     path.parent.mkdir(parents=True)
-    path.write_text("from huggingface_hub.errors import LocalEntryNotFoundError\n\ntry:\n"
-                    "    raise LocalEntryNotFoundError('Cannot find the requested files in the disk cache')\n"
-                    "except LocalEntryNotFoundError as error:\n"
-                    "    raise OSError(\"We couldn't connect to load the files, and couldn't find them\") from error\n")
+    path.write_text(
+        "from huggingface_hub.errors import LocalEntryNotFoundError\n\ntry:\n"
+        "    raise LocalEntryNotFoundError('Cannot find the requested files in the disk cache')\n"
+        "except LocalEntryNotFoundError as error:\n"
+        "    raise OSError(\"We couldn't connect to load the files, and couldn't find them\") from error\n"
+    )
     with pytest.raises(DownloadFailed) as raised:
         run_one(Snippet("part/loads", path, (path,), frozenset({"huggingface_hub"}), loads), tmp_path, timeout=30)
     message = str(raised.value)
-    assert message.startswith(f"snippets/part/loads.py could not get the model's files offline, from the Hugging "
-                              f"Face cache at {constants.HF_HUB_CACHE}: OSError: ")
+    assert message.startswith(
+        f"snippets/part/loads.py could not get the model's files offline, from the Hugging "
+        f"Face cache at {constants.HF_HUB_CACHE}: OSError: "
+    )
     assert f"`hf download {MODEL_ID} --revision {REVISION}`" in message
-    hint = (f"GPT-2's vocab.json and merges.txt alone: load it from them, as GPT2Tokenizer.from_pretrained("
-            f"{MODEL_ID!r}, revision=REVISION) does (AutoTokenizer also reads config.json")
+    hint = (
+        f"GPT-2's vocab.json and merges.txt alone: load it from them, as GPT2Tokenizer.from_pretrained("
+        f"{MODEL_ID!r}, revision=REVISION) does (AutoTokenizer also reads config.json"
+    )
     assert (hint in message) == (loads == "tokenizer")
 
 
@@ -243,7 +284,8 @@ def test_the_probe_gives_the_hub_a_few_seconds_at_most(monkeypatch: pytest.Monke
 
 
 def test_offline_the_packaged_tokenizer_files_are_copied_only_if_they_are_the_pinned_ones(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from recorder.record import hub
 
     tampered = tmp_path / "encoder.json"

@@ -18,6 +18,7 @@ PARTS = Project.load(ROOT).parts()
 SNIPPETS = discover(ROOT)
 MANIFEST = store.read_manifest(ROOT)
 
+
 def first_template(part: Part) -> tuple[str, str, list[str]] | None:
     """The part's first template line that names values: the output it reads, the line, and the names."""
     for template in templates(ROOT, part.name):
@@ -34,8 +35,14 @@ def examples(part: Part) -> list[Snippet]:
 
 def shared(part: Part) -> str | None:
     """A module of the part's folder that its snippets import, as a path under snippets/, if any."""
-    imported = sorted({path.relative_to(ROOT / "snippets").as_posix() for snippet in examples(part)
-                       for path in snippet.sources[1:] if path.parent.name == part.name})
+    imported = sorted(
+        {
+            path.relative_to(ROOT / "snippets").as_posix()
+            for snippet in examples(part)
+            for path in snippet.sources[1:]
+            if path.parent.name == part.name
+        }
+    )
     return imported[0] if imported else None
 
 
@@ -66,25 +73,43 @@ def drifts(project: Path, part: Part) -> dict[str, tuple[tuple[Path, str, str], 
         ),
         "an unknown value": (
             appended(page, f"\nIt is {{{{ value {part.name}/vocabulary }}}}.\n"),
-            [f"docs/{part.page}", f"unknown value `{part.name}/vocabulary`",
-             f"Declare it in snippets/{part.name}/values.yml"],
+            [
+                f"docs/{part.page}",
+                f"unknown value `{part.name}/vocabulary`",
+                f"Declare it in snippets/{part.name}/values.yml",
+            ],
         ),
         "an unknown value in a figure caption": (
             appended(page, f'\n{{{{ figure {file} "Rows {{{{ value {part.name}/we_id }}}}." }}}}\n'),
-            [f"docs/{part.page}", f"unknown value `{part.name}/we_id`", f"Declare it in snippets/{part.name}/values.yml"],
+            [
+                f"docs/{part.page}",
+                f"unknown value `{part.name}/we_id`",
+                f"Declare it in snippets/{part.name}/values.yml",
+            ],
         ),
         "an unknown directive": (
             appended(page, "\n{{ chart lookup.svg }}\n"),
-            [f"docs/{part.page}", "unknown directive", "Use code, example, figure, provenance, compatibility, parts, origins or value"],
+            [
+                f"docs/{part.page}",
+                "unknown directive",
+                "Use code, example, figure, provenance, compatibility, parts, origins or value",
+            ],
         ),
         "a page including a missing file": (
             appended(page, f"\n{{{{ code {part.name}/row_lookups.py:lookup }}}}\n"),
-            [f"docs/{part.page}", f"snippets/{part.name}/row_lookups.py does not exist", "Fix the directive's file name"],
+            [
+                f"docs/{part.page}",
+                f"snippets/{part.name}/row_lookups.py does not exist",
+                "Fix the directive's file name",
+            ],
         ),
         "a page including a missing section": (
             appended(page, f"\n{{{{ example {file}:lookups }}}}\n"),
-            [f"docs/{part.page}", f"snippets/{snippet.name}.py has no `# --8<-- [start:lookups]` marker",
-             "or fix the section name"],
+            [
+                f"docs/{part.page}",
+                f"snippets/{snippet.name}.py has no `# --8<-- [start:lookups]` marker",
+                "or fix the section name",
+            ],
         ),
     }
     if module is not None:  # a part whose snippets share setup
@@ -102,18 +127,24 @@ def drifts(project: Path, part: Part) -> dict[str, tuple[tuple[Path, str, str], 
         text = values.read_text(encoding="utf-8")
         cases["a value its output no longer fits"] = (
             (values, text, text.replace(f" {line}\n", f" was {line}\n", 1)),
-            [f"value `{names[0]}`", f"line {line_of(part, output, line)} of outputs/{part.name}/{output}.txt",
-             f"snippets/{part.name}/values.yml"])
+            [
+                f"value `{names[0]}`",
+                f"line {line_of(part, output, line)} of outputs/{part.name}/{output}.txt",
+                f"snippets/{part.name}/values.yml",
+            ],
+        )
         cases["a declared value no page quotes"] = (
             (values, text, text.replace(f"{{{names[0]}}}", "{never_quoted}", 1)),
-            [f"value `{part.name}/never_quoted` is declared in snippets/{part.name}/values.yml but no page quotes it"])
+            [f"value `{part.name}/never_quoted` is declared in snippets/{part.name}/values.yml but no page quotes it"],
+        )
     return cases
 
 
 def line_of(part: Part, output: str, line: str) -> int:
     """Where a template line stands in its template, from 1."""
-    template = next(template for template in templates(ROOT, part.name)
-                    if template.output == output and line in template.lines)
+    template = next(
+        template for template in templates(ROOT, part.name) if template.output == output and line in template.lines
+    )
     return template.lines.index(line) + 1
 
 
@@ -126,7 +157,8 @@ def test_each_drift_fails_with_its_own_message_and_passes_once_restored(built_si
     assert len({name.split("/")[0] for name in users}) > 1, "the figure writer is no longer shared by several parts"
     cases[("a changed module every part shares", "snippets")] = (
         appended(figure_writer, "\n# edited\n"),
-        [f"snippets/{name}.py: snippets/svg_figure.py changed since its output was recorded" for name in users])
+        [f"snippets/{name}.py: snippets/svg_figure.py changed since its output was recorded" for name in users],
+    )
     assert any(case == "a value its output no longer fits" for case, _ in cases), "no part declares a value"
     assert any(case == "a changed shared module" for case, _ in cases), "no part shares setup among its snippets"
     messages = {}
@@ -188,15 +220,19 @@ def test_record_fixes_what_it_can_and_the_build_passes_again(run, project: Path)
 
 
 def test_a_wrong_directive_on_any_page_stops_the_build_before_a_page_renders(
-    project: Path, monkeypatch: pytest.MonkeyPatch,
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A page's error stops the build in moments, naming it, however many pages and notebooks come before it."""
     from mkdocs.commands import build as mkdocs_build
 
     rendered = []
     populate = mkdocs_build._populate_page
-    monkeypatch.setattr(mkdocs_build, "_populate_page",
-                        lambda page, *args, **kwargs: rendered.append(page) or populate(page, *args, **kwargs))
+    monkeypatch.setattr(
+        mkdocs_build,
+        "_populate_page",
+        lambda page, *args, **kwargs: rendered.append(page) or populate(page, *args, **kwargs),
+    )
     last = sorted(PARTS, key=lambda part: part.page)[-1]  # MkDocs renders the pages in file order
     edit(project / "docs" / last.page, "\n\n", "\n\n{{ chart lookup.svg }}\n\n")
     result = build(project)

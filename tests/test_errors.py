@@ -13,8 +13,9 @@ def test_every_exception_the_project_defines_derives_from_recorder_error() -> No
     found = []
     for package in ("recorder", "bench", "tools"):
         for path in sorted((ROOT / package).rglob("*.py")):  # recorder's subpackages too
-            classes = [node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
-                       if isinstance(node, ast.ClassDef)]
+            classes = [
+                node.name for node in ast.parse(path.read_text(encoding="utf-8")).body if isinstance(node, ast.ClassDef)
+            ]
             module = importlib.import_module(".".join(path.relative_to(ROOT).with_suffix("").parts))
             found += [getattr(module, name) for name in classes if issubclass(getattr(module, name), Exception)]
     assert len(found) > 10, "the project's exceptions were not found"

@@ -18,9 +18,15 @@ from support import ROOT, build, edit, snapshot, with_values
 PARTS = Project.load(ROOT).parts()
 SNIPPETS = discover(ROOT)
 # Every figure directive of every part's page: (its part, the snippet's name, the page's ALT).
-FIGURES = [(part, f"{part.name}/{stem}", alt) for part in PARTS
-           for stem, alt in re.findall(r'^[ \t]*\{\{ figure [-\w]+/(\w+)\.py "([^"]+)" \}\}$',
-                                       get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))[0], re.M)]
+FIGURES = [
+    (part, f"{part.name}/{stem}", alt)
+    for part in PARTS
+    for stem, alt in re.findall(
+        r'^[ \t]*\{\{ figure [-\w]+/(\w+)\.py "([^"]+)" \}\}$',
+        get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))[0],
+        re.M,
+    )
+]
 SVG = {"svg": SVG_NAMESPACE}
 
 
@@ -38,13 +44,19 @@ def groups(root: ElementTree.Element, css_class: str) -> list[ElementTree.Elemen
 
 def texts_of(root: ElementTree.Element) -> list[str]:
     """Every text the figure shows, its title first."""
-    return [element.text or "" for element in root.iter() if element.tag in (f"{{{SVG_NAMESPACE}}}title",
-                                                                                f"{{{SVG_NAMESPACE}}}text")]
+    return [
+        element.text or ""
+        for element in root.iter()
+        if element.tag in (f"{{{SVG_NAMESPACE}}}title", f"{{{SVG_NAMESPACE}}}text")
+    ]
 
 
 def texts(element: ElementTree.Element, css_class: str | None = None) -> list[str]:
-    return [text.text or "" for text in element.iterfind(".//svg:text", SVG)
-            if css_class is None or text.get("class") == css_class]
+    return [
+        text.text or ""
+        for text in element.iterfind(".//svg:text", SVG)
+        if css_class is None or text.get("class") == css_class
+    ]
 
 
 def test_every_part_s_figures_are_found() -> None:
@@ -113,7 +125,8 @@ def test_a_figure_draws_every_value_its_caption_quotes(part: Part, name: str, al
 
 @pytest.mark.parametrize(("part", "name", "alt"), QUOTING, ids=[name for _, name, _ in QUOTING])
 def test_a_caption_that_quotes_values_types_no_number_and_states_every_number_the_figure_labels(
-        part: Part, name: str, alt: str) -> None:
+    part: Part, name: str, alt: str
+) -> None:
     """Its numbers all come from outputs; the figure's shapes and ids, which a reader who cannot see it needs, are
     all in its text alternative."""
     assert not re.search(r"\d", re.sub(r"\{\{ value [-\w/]+ \}\}", "", alt)), f"a number typed into {name}'s ALT"
@@ -126,8 +139,14 @@ def test_a_caption_that_quotes_values_types_no_number_and_states_every_number_th
 @pytest.mark.parametrize(("part", "name", "alt"), FIGURES, ids=[name for _, name, _ in FIGURES])
 def test_the_ids_a_figure_picks_are_those_its_caption_states_in_its_order(part: Part, name: str, alt: str) -> None:
     """Each pick (an id leading to what it selects) is an id the ALT states, in the ALT's order."""
-    picked = unique([number for pick in groups(figure(name), "figure-pick") for text in texts(pick, "figure-id")
-                     for number in numbers(text)])
+    picked = unique(
+        [
+            number
+            for pick in groups(figure(name), "figure-pick")
+            for text in texts(pick, "figure-id")
+            for number in numbers(text)
+        ]
+    )
     stated = [number for number in unique(numbers(with_values(alt))) if number in picked]
     assert picked == stated, f"{name} picks {picked}; its ALT states {stated}"
 
@@ -136,8 +155,11 @@ def test_the_ids_a_figure_picks_are_those_its_caption_states_in_its_order(part: 
 def test_a_pick_draws_the_values_and_word_of_the_table_row_its_id_selects(part: Part, name: str, alt: str) -> None:
     """Where a figure draws a table (a row per id) and picks from it, each pick shows its row's values and word."""
     root = figure(name)
-    rows = {texts(row, "figure-id")[0]: row for row in groups(root, "figure-row")
-            if "figure-pick" not in row.get("class", "").split() and texts(row, "figure-id")}
+    rows = {
+        texts(row, "figure-id")[0]: row
+        for row in groups(root, "figure-row")
+        if "figure-pick" not in row.get("class", "").split() and texts(row, "figure-id")
+    }
     for pick in groups(root, "figure-pick"):
         ids = texts(pick, "figure-id")
         if ids and ids[0] in rows:
@@ -149,18 +171,27 @@ def test_a_pick_draws_the_values_and_word_of_the_table_row_its_id_selects(part: 
 
 @pytest.mark.parametrize(("part", "name", "alt"), FIGURES, ids=[name for _, name, _ in FIGURES])
 def test_the_values_a_figure_s_picks_draw_are_those_an_output_of_its_part_prints(
-        part: Part, name: str, alt: str) -> None:
+    part: Part, name: str, alt: str
+) -> None:
     """The decimals a pick draws (a selected row's values, say) are, in order, the decimals another snippet of its
     part printed: the figure draws the example's result, not numbers of its own."""
-    drawn_values = [float(number) for pick in groups(figure(name), "figure-pick")
-                    for text in texts(pick, "figure-value") for number in numbers(text) if "." in number]
+    drawn_values = [
+        float(number)
+        for pick in groups(figure(name), "figure-pick")
+        for text in texts(pick, "figure-value")
+        for number in numbers(text)
+        if "." in number
+    ]
     if not drawn_values:
         return
-    printed = {other: [float(number) for number in numbers(recorded(other)) if "." in number]
-               for other, snippet in SNIPPETS.items() if snippet.part == part.name and other != name
-               and (ROOT / "outputs" / f"{other}.txt").exists()}
-    assert [other for other, values in printed.items() if values == drawn_values], \
+    printed = {
+        other: [float(number) for number in numbers(recorded(other)) if "." in number]
+        for other, snippet in SNIPPETS.items()
+        if snippet.part == part.name and other != name and (ROOT / "outputs" / f"{other}.txt").exists()
+    }
+    assert [other for other, values in printed.items() if values == drawn_values], (
         f"no output of {part.name} prints the values {name}'s picks draw, {drawn_values}"
+    )
 
 
 @pytest.mark.parametrize(("part", "name", "alt"), FIGURES, ids=[name for _, name, _ in FIGURES])
@@ -172,8 +203,13 @@ def test_a_caption_quotes_only_values_its_page_reads(part: Part, name: str, alt:
 @pytest.mark.parametrize(("part", "name", "alt"), FIGURES, ids=[name for _, name, _ in FIGURES])
 def test_an_inlined_figure_is_one_image_named_by_its_title_and_alt_text(part: Part, name: str, alt: str) -> None:
     figure_id = f"figure-{name.replace('/', '-')}"
-    markup = accessible_svg(recorded(name), "What the figure shows, in words.", figure_id=figure_id,
-                            output=f"outputs/{name}.txt", source=f"snippets/{name}.py")
+    markup = accessible_svg(
+        recorded(name),
+        "What the figure shows, in words.",
+        figure_id=figure_id,
+        output=f"outputs/{name}.txt",
+        source=f"snippets/{name}.py",
+    )
     assert markup.startswith("<svg "), "HTML recognises inline SVG by its unprefixed tag"
     root = ElementTree.fromstring(markup)
     assert root.get("role") == "img"
@@ -192,11 +228,14 @@ HOSTILE = {
     "a script": (document("<script>alert(1)</script>"), "script>"),
     "an event handler": (document("", ' onload="alert(1)"'), "`onload`"),
     "a handler on a shape": (document('<rect onclick="alert(1)" width="1" height="1"/>'), "`onclick`"),
-    "foreign HTML": (document('<foreignObject><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject>'),
-                     "foreignObject>"),
+    "foreign HTML": (
+        document('<foreignObject><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject>'),
+        "foreignObject>",
+    ),
     "an external xlink:href": (
         document('<path xmlns:xlink="http://www.w3.org/1999/xlink" xlink:href="https://example.com/x" d="M0 0"/>'),
-        "xlink}href"),
+        "xlink}href",
+    ),
     "a link": (document('<a href="https://example.com"><text>x</text></a>'), "a>"),
     "an image": (document('<image href="https://example.com/x.png"/>'), "image>"),
     "a style element": (document("<style>rect { fill: url(https://example.com/x) }</style>"), "style>"),

@@ -32,9 +32,11 @@ def torch_wheel(folder: Path, version: str) -> Path:
     """A wheel of torch `version` with no code, byte for byte the same each time (uv caches wheels by hash)."""
     folder.mkdir(parents=True, exist_ok=True)
     info = f"torch-{version}.dist-info"
-    files = {f"{info}/METADATA": f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n",
-             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-             f"{info}/RECORD": ""}
+    files = {
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{info}/RECORD": "",
+    }
     wheel = folder / f"torch-{version}-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as archive:
         for name, text in files.items():
@@ -90,10 +92,20 @@ def make_venv(folder: Path, **env: str) -> tuple[subprocess.CompletedProcess[str
     assert uv_pin, "requirements.txt pins uv"
     (folder / "requirements.txt").write_text(f"{uv_pin.group()}\n{TORCH_PIN}\n")
     (folder / "pyproject.toml").write_text("")
-    base = {name: value for name, value in os.environ.items()
-            if not name.startswith(("PIP_", "UV_")) and name not in ("VIRTUAL_ENV", "MAKEFLAGS", "MFLAGS")}
-    ran = subprocess.run(["make", "venv", f"PYTHON={sys.executable}"], cwd=folder, capture_output=True, text=True,
-                         env={**base, "PIP_CONFIG_FILE": os.devnull, **env}, timeout=300, check=False)
+    base = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("PIP_", "UV_")) and name not in ("VIRTUAL_ENV", "MAKEFLAGS", "MFLAGS")
+    }
+    ran = subprocess.run(
+        ["make", "venv", f"PYTHON={sys.executable}"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env={**base, "PIP_CONFIG_FILE": os.devnull, **env},
+        timeout=300,
+        check=False,
+    )
     installed = [path.name for path in folder.glob(".venv/lib/python*/site-packages/torch-*.dist-info")]
     return ran, installed[0].removeprefix("torch-").removesuffix(".dist-info") if installed else None
 
@@ -109,8 +121,9 @@ def test_without_find_links_torch_comes_from_pytorch_s_cpu_index(tmp_path: Path,
 @pytest.mark.slow
 def test_pip_s_find_links_are_handed_to_uv_instead_of_the_index(tmp_path: Path, indexes: Indexes) -> None:
     wheels = torch_wheel(tmp_path / "wheels", "2.13.0+cpu").parent
-    ran, torch = make_venv(tmp_path / "project", UV_INDEX_URL=indexes.pypi, PIP_FIND_LINKS=str(wheels),
-                           TORCH_INDEX=indexes.cpu)
+    ran, torch = make_venv(
+        tmp_path / "project", UV_INDEX_URL=indexes.pypi, PIP_FIND_LINKS=str(wheels), TORCH_INDEX=indexes.cpu
+    )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert torch == "2.13.0+cpu"
     assert not [path for path in indexes.seen if path.startswith("/whl/")], "the CPU index was not needed"

@@ -54,16 +54,18 @@ Graph = dict[str, set[str]]  # "recorder/record/store.py" -> the project's modul
 
 def _only_a_docstring(path: Path) -> bool:
     body = ast.parse(path.read_text(encoding="utf-8")).body
-    return len(body) <= 1 and all(isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-                                  for node in body)
+    return len(body) <= 1 and all(isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) for node in body)
 
 
 def modules() -> list[str]:
     """Every module of FOLDERS and their packages, as a path from the root; a package's `__init__.py` that holds
     only its docstring is no module of its own: its folder stands for it."""
-    return sorted(path.relative_to(ROOT).as_posix() for folder in FOLDERS
-                  for path in (ROOT / folder).rglob("*.py")
-                  if not (path.name == "__init__.py" and _only_a_docstring(path)))
+    return sorted(
+        path.relative_to(ROOT).as_posix()
+        for folder in FOLDERS
+        for path in (ROOT / folder).rglob("*.py")
+        if not (path.name == "__init__.py" and _only_a_docstring(path))
+    )
 
 
 def _file(dotted: str) -> str | None:
@@ -113,7 +115,7 @@ def cycle(graph: Graph) -> list[str]:
         path.append(module)
         for imported in sorted(graph.get(module, ())):
             if state.get(imported) == "open":
-                return path[path.index(imported):] + [imported]
+                return path[path.index(imported) :] + [imported]
             if imported not in state and (found := visit(imported)):
                 return found
         path.pop()
@@ -143,11 +145,16 @@ def upward(graph: Graph) -> list[str]:
                 allowed = target == folder and own
             if allowed:
                 continue
-            fix = (f"or, if {module} belongs in a later layer, move it there (RECORDER here and "
-                   "CONTRIBUTING.md's module map)" if folder == "recorder" else
-                   f"which is recorder/ up to its {ceiling} layer{'' if own else f', not the rest of {folder}/'}")
-            wrong.append(f"{module} ({layer(module)}) imports {imported} ({layer(imported)}): move what it "
-                         f"needs into a module of a layer {module} may import, {fix}")
+            fix = (
+                f"or, if {module} belongs in a later layer, move it there (RECORDER here and "
+                "CONTRIBUTING.md's module map)"
+                if folder == "recorder"
+                else f"which is recorder/ up to its {ceiling} layer{'' if own else f', not the rest of {folder}/'}"
+            )
+            wrong.append(
+                f"{module} ({layer(module)}) imports {imported} ({layer(imported)}): move what it "
+                f"needs into a module of a layer {module} may import, {fix}"
+            )
     return wrong
 
 
@@ -168,23 +175,31 @@ def test_imports_are_read() -> None:
     assert "recorder/record/store.py" in found["recorder/record/step.py"], "record/step.py's imports were not read"
     assert "recorder/state.py" in found["recorder/render/extension.py"], "the extension's imports were not read"
     assert "recorder/record/published.py" in found["bench/run.py"], (
-        "`from recorder.record import published` was not read")
+        "`from recorder.record import published` was not read"
+    )
 
 
 def test_no_import_cycle() -> None:
     found = cycle(graph())
-    assert not found, (f"import cycle: {' -> '.join(found)}. Move what these modules need from each other "
-                       "into a module of a lower layer that imports none of them.")
+    assert not found, (
+        f"import cycle: {' -> '.join(found)}. Move what these modules need from each other "
+        "into a module of a lower layer that imports none of them."
+    )
 
 
 def test_every_recorder_module_has_a_layer() -> None:
-    names = {module.removeprefix("recorder/").removesuffix(".py") for module in modules()
-             if module.startswith("recorder/")}
-    assert not names - set(RECORDER), (f"recorder/ modules with no layer: {sorted(names - set(RECORDER))}. "
-                                       "Add each to RECORDER in tests/test_layout.py, and a row to "
-                                       "CONTRIBUTING.md's module map.")
-    assert not set(RECORDER) - names, (f"RECORDER names modules that recorder/ no longer has: "
-                                       f"{sorted(set(RECORDER) - names)}. Remove them here and from the map.")
+    names = {
+        module.removeprefix("recorder/").removesuffix(".py") for module in modules() if module.startswith("recorder/")
+    }
+    assert not names - set(RECORDER), (
+        f"recorder/ modules with no layer: {sorted(names - set(RECORDER))}. "
+        "Add each to RECORDER in tests/test_layout.py, and a row to "
+        "CONTRIBUTING.md's module map."
+    )
+    assert not set(RECORDER) - names, (
+        f"RECORDER names modules that recorder/ no longer has: "
+        f"{sorted(set(RECORDER) - names)}. Remove them here and from the map."
+    )
     assert set(RECORDER.values()) <= set(LAYERS), "RECORDER names a layer that is not in LAYERS"
 
 
@@ -196,34 +211,47 @@ def test_imports_run_down_the_layers() -> None:
 def test_the_module_map_lists_every_module_in_its_layer() -> None:
     rows = map_rows()
     missing = [module for module in modules() if module not in rows]
-    assert not missing, (f"CONTRIBUTING.md's module map ({MAP}) has no row for {missing}: add one each, "
-                         "with its layer and its one job.")
+    assert not missing, (
+        f"CONTRIBUTING.md's module map ({MAP}) has no row for {missing}: add one each, with its layer and its one job."
+    )
     gone = [module for module in rows if module.split("/")[0] in FOLDERS and module not in modules()]
     assert not gone, f"CONTRIBUTING.md's module map lists modules that no longer exist: {gone}. Remove their rows."
     twice = [module for module, layers in rows.items() if len(layers) > 1]
     assert not twice, f"CONTRIBUTING.md's module map has more than one row for {twice}: keep one each."
-    misplaced = [f"{module}: the map says {layers[0]!r}, tests/test_layout.py says {layer(module)!r}"
-                 for module, layers in rows.items() if module in modules() and layers[0] != layer(module)]
+    misplaced = [
+        f"{module}: the map says {layers[0]!r}, tests/test_layout.py says {layer(module)!r}"
+        for module, layers in rows.items()
+        if module in modules() and layers[0] != layer(module)
+    ]
     assert not misplaced, "the module map and RECORDER disagree; make them say the same:\n" + "\n".join(misplaced)
 
 
 def test_the_checks_catch_a_cycle_and_an_import_up_the_layers() -> None:
     assert cycle({"recorder/a.py": {"recorder/b.py"}, "recorder/b.py": {"recorder/a.py"}}) == [
-        "recorder/a.py", "recorder/b.py", "recorder/a.py"]
+        "recorder/a.py",
+        "recorder/b.py",
+        "recorder/a.py",
+    ]
     assert cycle({"recorder/a.py": {"recorder/b.py"}, "recorder/b.py": set()}) == []
-    up = {"recorder/record/store.py": {"recorder/record/notebook.py", "recorder/errors.py"},
-          "recorder/errors.py": {"recorder/render/plugin.py", "bench/run.py"},
-          "recorder/render/plugin.py": {"recorder/render/llms_markdown.py", "recorder/record/step.py",
-                                        "recorder/__main__.py"},
-          "recorder/record/step.py": {"recorder/render/plugin.py"},
-          "tools/audit.py": {"bench/run.py", "recorder/__main__.py", "tools/local_site.py"}}
+    up = {
+        "recorder/record/store.py": {"recorder/record/notebook.py", "recorder/errors.py"},
+        "recorder/errors.py": {"recorder/render/plugin.py", "bench/run.py"},
+        "recorder/render/plugin.py": {
+            "recorder/render/llms_markdown.py",
+            "recorder/record/step.py",
+            "recorder/__main__.py",
+        },
+        "recorder/record/step.py": {"recorder/render/plugin.py"},
+        "tools/audit.py": {"bench/run.py", "recorder/__main__.py", "tools/local_site.py"},
+    }
     assert [line.split(":")[0] for line in upward(up)] == [
         "recorder/errors.py (base) imports bench/run.py (bench)",
         "recorder/errors.py (base) imports recorder/render/plugin.py (engines)",
         "recorder/record/step.py (commands) imports recorder/render/plugin.py (engines)",
         "recorder/record/store.py (record) imports recorder/record/notebook.py (recorded)",
         "recorder/render/plugin.py (engines) imports recorder/__main__.py (command line)",
-        "tools/audit.py (tools) imports bench/run.py (bench)"]
+        "tools/audit.py (tools) imports bench/run.py (bench)",
+    ]
 
 
 def test_each_package_lists_its_modules_in_the_map_s_order() -> None:
@@ -236,8 +264,10 @@ def test_each_package_lists_its_modules_in_the_map_s_order() -> None:
         missing = [module for module in names if Path(module).name not in docstring]
         assert not missing, f"{package}/__init__.py's docstring does not name {missing}: list each in its stage."
         listed = sorted(names, key=lambda module: docstring.index(Path(module).name))
-        assert listed == names, (f"{package}/__init__.py lists its modules as {listed}, CONTRIBUTING.md's module map "
-                                 f"as {names}: give both the order the data takes.")
+        assert listed == names, (
+            f"{package}/__init__.py lists its modules as {listed}, CONTRIBUTING.md's module map "
+            f"as {names}: give both the order the data takes."
+        )
 
 
 def test_the_record_step_imports_no_engine_and_nothing_of_render() -> None:
@@ -248,8 +278,18 @@ def test_the_record_step_imports_no_engine_and_nothing_of_render() -> None:
         upward_imports = sorted(imported for imported in found[module] if imported.startswith("recorder/render/"))
         assert not upward_imports, f"{module} imports {upward_imports}: move what both need below both"
         tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
-        engines = sorted({alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
-                          if alias.name.split(".")[0] in {"mkdocs", "zensical"}}
-                         | {str(node.module) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                            and str(node.module).split(".")[0] in {"mkdocs", "zensical"}})
+        engines = sorted(
+            {
+                alias.name
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Import)
+                for alias in node.names
+                if alias.name.split(".")[0] in {"mkdocs", "zensical"}
+            }
+            | {
+                str(node.module)
+                for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and str(node.module).split(".")[0] in {"mkdocs", "zensical"}
+            }
+        )
         assert not engines, f"{module} imports {engines}: the record step reads the configuration as plain YAML"

@@ -38,9 +38,12 @@ def test_a_broken_link_or_anchor_fails_the_build_naming_the_page_and_the_target(
 @pytest.fixture(scope="module")
 def pages(built_site: Path) -> dict[str, BeautifulSoup]:
     """Every page of the built site, by its address from the site's root ("" for the home page)."""
-    return {("" if path.parent == built_site else f"{path.parent.relative_to(built_site).as_posix()}/"):
-            BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-            for path in sorted(built_site.rglob("index.html"))}
+    return {
+        ("" if path.parent == built_site else f"{path.parent.relative_to(built_site).as_posix()}/"): BeautifulSoup(
+            path.read_text(encoding="utf-8"), "html.parser"
+        )
+        for path in sorted(built_site.rglob("index.html"))
+    }
 
 
 def target(address: str, href: str) -> str | None:
@@ -51,8 +54,11 @@ def target(address: str, href: str) -> str | None:
 
 def linked_pages(address: str, document: BeautifulSoup, pages: dict[str, BeautifulSoup], within: str = "") -> set[str]:
     """The pages of the site that the links of `document` (at `address`), inside `within`, lead to."""
-    return {found for link in document.select(f"{within} a[href]".strip())
-            if (found := target(address, link["href"])) in pages}
+    return {
+        found
+        for link in document.select(f"{within} a[href]".strip())
+        if (found := target(address, link["href"])) in pages
+    }
 
 
 @pytest.mark.slow

@@ -34,8 +34,9 @@ def sections(site: Path) -> dict[str, dict[Path, str]]:
     found = {}
     for section in re.split(r"^## ", text, flags=re.M)[1:]:
         title, _, body = section.partition("\n")
-        found[title] = {site / urlsplit(url).path.lstrip("/"): description or ""
-                        for _, url, description in ENTRY.findall(body)}
+        found[title] = {
+            site / urlsplit(url).path.lstrip("/"): description or "" for _, url, description in ENTRY.findall(body)
+        }
     return found
 
 
@@ -82,7 +83,8 @@ def test_llms_txt_describes_the_series_and_lists_every_page(built_site: Path) ->
     pages = listed(built_site)
     sources = sorted(path.relative_to(DOCS).as_posix() for path in [*DOCS.rglob("*.md"), *DOCS.rglob("*.ipynb")])
     assert sorted(path for _, path in pages) == sorted(built_markdown(built_site, source) for source in sources), (
-        f"/llms.txt lists {[title for title, _ in pages]}, the site has {sources}")
+        f"/llms.txt lists {[title for title, _ in pages]}, the site has {sources}"
+    )
     for title, path in pages:
         assert path.is_file(), f"{title}: {path} was not written"
 
@@ -97,15 +99,16 @@ def test_llms_txt_lists_each_part_with_its_description_and_each_notebook(built_s
         assert description, f"docs/{part.page} declares the `description` llms.txt gives it"
         assert series.get(built_markdown(built_site, part.page)) == description, part.name
         assert built_markdown(built_site, part.notebook) in reference, f"{part.notebook} is not listed"
-    notebooks = {built_markdown(built_site, path.relative_to(DOCS).as_posix())
-                 for path in (DOCS / "notebooks").glob("*.ipynb")}
+    notebooks = {
+        built_markdown(built_site, path.relative_to(DOCS).as_posix()) for path in (DOCS / "notebooks").glob("*.ipynb")
+    }
     assert notebooks == {built_markdown(built_site, part.notebook) for part in PARTS}, "a notebook per part"
     # As the navigation orders them, however their folders' names sort.
-    in_nav = [built_markdown(built_site, page) for page in _nav_pages() if page in
-              {part.page for part in PARTS}]
+    in_nav = [built_markdown(built_site, page) for page in _nav_pages() if page in {part.page for part in PARTS}]
     assert [path for path in series if path in in_nav] == in_nav
-    assert [path for path in found["Notebooks"]] == [path.parent.parent / "notebooks" / path.parent.name /
-                                                     "index.md" for path in in_nav]
+    assert [path for path in found["Notebooks"]] == [
+        path.parent.parent / "notebooks" / path.parent.name / "index.md" for path in in_nav
+    ]
 
 
 def _nav_pages() -> list[str]:

@@ -29,8 +29,9 @@ PROJECT = Project.load(ROOT)
 PARTS = PROJECT.parts()
 MANIFEST = store.read_manifest(ROOT)
 # Read independently of the recorder: each block directive of a page, in page order.
-BLOCK = re.compile(r"^[ \t]*\{\{ (?P<kind>code|example) [-\w]+/(?P<file>\w+)\.py(?::(?P<section>[-\w]+))?\b[^}]*\}\}[ \t]*$",
-                   re.M)
+BLOCK = re.compile(
+    r"^[ \t]*\{\{ (?P<kind>code|example) [-\w]+/(?P<file>\w+)\.py(?::(?P<section>[-\w]+))?\b[^}]*\}\}[ \t]*$", re.M
+)
 
 by_part = pytest.mark.parametrize("part", PARTS, ids=lambda part: part.name)
 
@@ -39,15 +40,17 @@ def section(part: Part, file: str, name: str | None) -> str:
     """The lines between a section's markers (or the whole file's), minus nested markers, dedented."""
     lines = (ROOT / "snippets" / part.name / f"{file}.py").read_text(encoding="utf-8").splitlines()
     stripped = [line.strip() for line in lines]
-    start, end = ((stripped.index(f"# --8<-- [start:{name}]"), stripped.index(f"# --8<-- [end:{name}]"))
-                  if name else (-1, len(lines)))
-    shown = [line for line in lines[start + 1:end] if "--8<--" not in line]
+    start, end = (
+        (stripped.index(f"# --8<-- [start:{name}]"), stripped.index(f"# --8<-- [end:{name}]"))
+        if name
+        else (-1, len(lines))
+    )
+    shown = [line for line in lines[start + 1 : end] if "--8<--" not in line]
     return textwrap.dedent("\n".join(shown)).strip("\n")
 
 
 def stdout(cell: nbformat.NotebookNode) -> str:
-    return "".join(output.text for output in cell.outputs
-                   if output.output_type == "stream" and output.name == "stdout")
+    return "".join(output.text for output in cell.outputs if output.output_type == "stream" and output.name == "stdout")
 
 
 @cache
@@ -66,8 +69,9 @@ def blocks(part: Part) -> tuple[re.Match[str], ...]:
 
 def test_every_part_has_its_notebook_and_no_other_is_there() -> None:
     assert PARTS
-    assert sorted((ROOT / "docs" / "notebooks").glob("*.ipynb")) == sorted(ROOT / "docs" / part.notebook
-                                                                             for part in PARTS)
+    assert sorted((ROOT / "docs" / "notebooks").glob("*.ipynb")) == sorted(
+        ROOT / "docs" / part.notebook for part in PARTS
+    )
 
 
 @by_part
@@ -93,26 +97,38 @@ def test_outputs_are_the_recorded_outputs(part: Part) -> None:
 
 @by_part
 def test_first_cell_installs_the_pinned_packages_the_imports_need(part: Part) -> None:
-    requirements = {canonicalize_name(line.split("==")[0]): line.split("#")[0].strip()
-                    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
-                    if "==" in line and not line.lstrip().startswith("#")}
+    requirements = {
+        canonicalize_name(line.split("==")[0]): line.split("#")[0].strip()
+        for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+        if "==" in line and not line.lstrip().startswith("#")
+    }
     install = notebook(part).cells[1].source
     assert install.startswith("%pip install ")
     installed = install.removeprefix("%pip install ").split()
     assert installed and all(pin in requirements.values() for pin in installed), f"{installed}: not pinned as is"
-    modules = {node.module.split(".")[0] if isinstance(node, ast.ImportFrom) else alias.name.split(".")[0]
-               for node in ast.parse(notebook(part).cells[2].source).body
-               for alias in (node.names if isinstance(node, ast.Import) else [None])}
+    modules = {
+        node.module.split(".")[0] if isinstance(node, ast.ImportFrom) else alias.name.split(".")[0]
+        for node in ast.parse(notebook(part).cells[2].source).body
+        for alias in (node.names if isinstance(node, ast.Import) else [None])
+    }
     distributions = metadata.packages_distributions()
-    needed = {canonicalize_name(name) for module in modules - set(sys.stdlib_module_names)
-              for name in distributions.get(module, [module]) if canonicalize_name(name) in requirements}
+    needed = {
+        canonicalize_name(name)
+        for module in modules - set(sys.stdlib_module_names)
+        for name in distributions.get(module, [module])
+        if canonicalize_name(name) in requirements
+    }
     assert sorted(installed, key=str.lower) == sorted((requirements[name] for name in needed), key=str.lower)
 
 
 def imported_names(source: str) -> list[tuple[str, str]]:
     """(module, name as written) for each name a module's top-level imports bring in."""
-    return [(alias.name if isinstance(node, ast.Import) else str(node.module), ast.unparse(alias))
-            for node in ast.parse(source).body if isinstance(node, ast.Import | ast.ImportFrom) for alias in node.names]
+    return [
+        (alias.name if isinstance(node, ast.Import) else str(node.module), ast.unparse(alias))
+        for node in ast.parse(source).body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    ]
 
 
 @by_part
@@ -120,8 +136,11 @@ def test_imports_cell_gathers_imports_the_snippets_make_each_name_once(part: Par
     source = notebook(part).cells[2].source
     assert source and all(isinstance(node, ast.Import | ast.ImportFrom) for node in ast.parse(source).body)
     cell = imported_names(source)
-    shown = {found for file in {block["file"] for block in blocks(part)}
-             for found in imported_names((ROOT / "snippets" / part.name / f"{file}.py").read_text(encoding="utf-8"))}
+    shown = {
+        found
+        for file in {block["file"] for block in blocks(part)}
+        for found in imported_names((ROOT / "snippets" / part.name / f"{file}.py").read_text(encoding="utf-8"))
+    }
     assert len(cell) == len(set(cell)), "a name imported twice"
     assert set(cell) <= shown, "only what the snippets the page shows import"
     modules = [node.module for node in ast.parse(source).body if isinstance(node, ast.ImportFrom)]
@@ -140,10 +159,16 @@ def test_introduction_names_where_each_output_comes_from(part: Part) -> None:
             model = entry["model"]
             kind = "published" if entry["origin"] == "published" else (model or {}).get("loaded") if model else None
             loaded.add(kind)
-    phrases = {"published": f"Published in the article *{PROJECT.options.published_article}*", "weights": "weights sha256",
-               "tokenizer": "GPT-2's tokenizer", None: "no model"}
+    phrases = {
+        "published": f"Published in the article *{PROJECT.options.published_article}*",
+        "weights": "weights sha256",
+        "tokenizer": "GPT-2's tokenizer",
+        None: "no model",
+    }
     for kind, phrase in phrases.items():
-        assert (phrase in intro) == (kind in loaded), f"{part.notebook}: {phrase!r} {'missing' if kind in loaded else 'claimed'}"
+        assert (phrase in intro) == (kind in loaded), (
+            f"{part.notebook}: {phrase!r} {'missing' if kind in loaded else 'claimed'}"
+        )
 
 
 @by_part
@@ -160,8 +185,11 @@ def test_introduction_calls_the_site_s_page_a_page_and_only_the_published_run_an
 @pytest.mark.slow
 @by_part
 def test_notebook_runs_top_to_bottom_against_the_stand_in(
-    part: Part, stand_in_cache: Path, stand_in_outputs: list[dict[str, str]],
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    part: Part,
+    stand_in_cache: Path,
+    stand_in_outputs: list[dict[str, str]],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     """Without its %pip cell, the notebook runs in a fresh kernel and prints what the snippets print."""
     for name, value in offline_env(stand_in_cache, **QUIET_LIBRARIES).items():
@@ -169,8 +197,9 @@ def test_notebook_runs_top_to_bottom_against_the_stand_in(
     document = nbformat.from_dict(notebook(part))
     install = document.cells.pop(1)
     assert install.source.startswith("%pip install ")
-    NotebookClient(document, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        document, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     first, second = stand_in_outputs
     for cell, block in zip(document.cells[2:], blocks(part), strict=True):
         name = f"{part.name}/{block['file']}"
@@ -186,7 +215,9 @@ def test_notebook_runs_top_to_bottom_against_the_stand_in(
 
 @pytest.mark.slow
 def test_a_hand_edited_stale_or_orphan_notebook_fails_the_build_until_recorded(
-    built_site: Path, run, project: Path,
+    built_site: Path,
+    run,
+    project: Path,
 ) -> None:
     # `built_site` is the unmodified project, built: the copy builds before its notebooks are touched.
     copies = {part: project / "docs" / part.notebook for part in PARTS}
@@ -219,10 +250,12 @@ def test_a_hand_edited_stale_or_orphan_notebook_fails_the_build_until_recorded(
 
 
 def test_the_remote_loaders_are_cut_out_and_every_other_byte_is_kept() -> None:
-    page = ('<p title="a &amp; b">x &lt; y</p>\n<!-- Load mathjax -->\n<script src="https://cdn.test/mathjax.js"> </script>\n'
-            '<!-- MathJax configuration -->\n<script type="text/x-mathjax-config">init()</script>\n'
-            '<!-- End of mathjax configuration -->\n<script type="module">\n'
-            '  if ("</p>") document.querySelectorAll(".jp-Mermaid > pre");\n</script>\n<style>.jp-Mermaid {}</style>\n')
+    page = (
+        '<p title="a &amp; b">x &lt; y</p>\n<!-- Load mathjax -->\n<script src="https://cdn.test/mathjax.js"> </script>\n'
+        '<!-- MathJax configuration -->\n<script type="text/x-mathjax-config">init()</script>\n'
+        '<!-- End of mathjax configuration -->\n<script type="module">\n'
+        '  if ("</p>") document.querySelectorAll(".jp-Mermaid > pre");\n</script>\n<style>.jp-Mermaid {}</style>\n'
+    )
     assert without_remote_loaders(page) == '<p title="a &amp; b">x &lt; y</p>\n\n\n<style>.jp-Mermaid {}</style>\n'
     with pytest.raises(PageError, match="found 1 of the 2 script loaders"):
         without_remote_loaders(page.replace(".jp-Mermaid >", "pre"))
@@ -231,19 +264,23 @@ def test_the_remote_loaders_are_cut_out_and_every_other_byte_is_kept() -> None:
 def test_the_copy_button_scripts_move_to_the_end_of_the_body_and_every_other_byte_is_kept() -> None:
     copy = "<script>\ncustomElements.define('clipboard-copy', C)</script>"
     notice = "<script>on('clipboard-copy', show)</script>"
-    page = (f'<body><article><a href="x.ipynb">download</a>\n{copy}\n{notice}\n<div class="jp-Cell">'
-            f'<clipboard-copy for="cell-1"></clipboard-copy></div></article>\n'
-            '<script src="bundle.js"></script>\n</body>\n</html>\n')
+    page = (
+        f'<body><article><a href="x.ipynb">download</a>\n{copy}\n{notice}\n<div class="jp-Cell">'
+        f'<clipboard-copy for="cell-1"></clipboard-copy></div></article>\n'
+        '<script src="bundle.js"></script>\n</body>\n</html>\n'
+    )
     assert with_copy_scripts_last(page) == (
         '<body><article><a href="x.ipynb">download</a>\n\n\n<div class="jp-Cell">'
         '<clipboard-copy for="cell-1"></clipboard-copy></div></article>\n'
-        f'<script src="bundle.js"></script>\n{copy}{notice}</body>\n</html>\n')
+        f'<script src="bundle.js"></script>\n{copy}{notice}</body>\n</html>\n'
+    )
     with pytest.raises(PageError, match="found 1 of the 2 inline scripts of the copy buttons"):
         with_copy_scripts_last(page.replace(notice, ""))
 
 
 def test_a_page_whose_code_would_not_run_as_its_notebook_is_refused_by_check_record_and_build(
-    run, project: Path,
+    run,
+    project: Path,
 ) -> None:
     """Without the block that defines a name (the tokenizer, say), a later block's cell would stop there: each
     snippet runs on its own, but a reader's notebook runs the blocks the page shows, in its order."""

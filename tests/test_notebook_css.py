@@ -15,8 +15,10 @@ NOTEBOOK_CSS = ROOT / "docs" / "stylesheets" / "notebook.css"
 
 
 def test_every_inlined_stylesheet_goes_and_every_other_byte_stays() -> None:
-    page = ('<style type="text/css">\n.a { content: "<p>" }\n</style>\n<p title="a &amp; b">x &lt;style&gt;</p>\n'
-            '<STYLE>.b {}</STYLE >\n<div class="jp-Cell">cell</div>\n')
+    page = (
+        '<style type="text/css">\n.a { content: "<p>" }\n</style>\n<p title="a &amp; b">x &lt;style&gt;</p>\n'
+        '<STYLE>.b {}</STYLE >\n<div class="jp-Cell">cell</div>\n'
+    )
     assert without_styles(page) == '\n<p title="a &amp; b">x &lt;style&gt;</p>\n\n<div class="jp-Cell">cell</div>\n'
 
 
@@ -25,7 +27,8 @@ def test_the_stylesheet_was_taken_from_the_mkdocs_jupyter_installed() -> None:
     assert taken_from is not None and taken_from[1] == metadata.version("mkdocs-jupyter"), (
         f"docs/stylesheets/notebook.css holds the rules of mkdocs-jupyter {taken_from and taken_from[1]}'s "
         f"stylesheets, and {metadata.version('mkdocs-jupyter')} is installed: compare what its templates/mkdocs_html "
-        "inline into a notebook page with notebook.css, update it, then its first line.")
+        "inline into a notebook page with notebook.css, update it, then its first line."
+    )
 
 
 @pytest.mark.slow

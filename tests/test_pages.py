@@ -47,8 +47,11 @@ PROJECT = Project.load(ROOT)
 PARTS = PROJECT.parts()
 MANIFEST = store.read_manifest(ROOT)
 SHOWN = recorded(PROJECT)
-BUILT_IN = {"pinned_model": MODEL_ID, "pinned_revision": REVISION,
-            "pinned_transformers": pins(ROOT)["transformers"].partition("==")[2]}
+BUILT_IN = {
+    "pinned_model": MODEL_ID,
+    "pinned_revision": REVISION,
+    "pinned_transformers": pins(ROOT)["transformers"].partition("==")[2],
+}
 
 by_part = pytest.mark.parametrize("part", PARTS, ids=lambda part: part.name)
 
@@ -67,9 +70,16 @@ def demo_root(tmp_path: Path) -> Path:
 
 def included(root: Path, target: str) -> list[str]:
     """What pymdownx.snippets, configured as in mkdocs.yml, puts in a code block for `target`."""
-    markdown = Markdown(extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": {
-        "base_path": [str(root / "snippets")], "check_paths": True, "dedent_subsections": True,
-    }})
+    markdown = Markdown(
+        extensions=["pymdownx.snippets"],
+        extension_configs={
+            "pymdownx.snippets": {
+                "base_path": [str(root / "snippets")],
+                "check_paths": True,
+                "dedent_subsections": True,
+            }
+        },
+    )
     return markdown.preprocessors["snippet"].run([f'--8<-- "{target}"'])
 
 
@@ -121,20 +131,28 @@ def test_a_malformed_directive_names_the_fix(part: Part, directive: str, message
 
 def test_code_shows_directives_as_written() -> None:
     shown = ["{{ example part-a/example.py:lookup }}", "{{ chart lookup.svg }}", "{{ value nowhere }}"]
-    markdown = (f"```markdown\n{shown[0]}\n```\n\n!!! note\n    ~~~\n    {shown[1]}\n    ~~~\n\n"
-                f"Write `{shown[2]}` or ``{shown[1]}``.\n")
+    markdown = (
+        f"```markdown\n{shown[0]}\n```\n\n!!! note\n    ~~~\n    {shown[1]}\n    ~~~\n\n"
+        f"Write `{shown[2]}` or ``{shown[1]}``.\n"
+    )
     assert parse(markdown) == []
     converted_page = converted(markdown, SHOWN, "admonition", "pymdownx.superfences")
     codes = [code.get_text() for code in BeautifulSoup(converted_page, "html.parser").find_all("code")]
     assert codes == [f"{shown[0]}\n", f"{shown[1]}\n", shown[2], shown[1]]
 
 
-@pytest.mark.parametrize(("markdown", "message"), [
-    ("<div>\n{{ provenance }}\n</div>\n", "the output of `{{ provenance }}` was lost while rendering Markdown"),
-    ("Text.\n{{ provenance }}\n", "keep block directives outside of HTML blocks and alone in their paragraph"),
-    ("<div>\n{{ value pinned_model }}\n</div>\n", "`{{ value pinned_model }}` stands 1 time(s) outside code, but"),
-    ("[Rows](https://example.com/{{ value pinned_model }})\n", "Keep values out of HTML blocks, HTML tags and link"),
-])
+@pytest.mark.parametrize(
+    ("markdown", "message"),
+    [
+        ("<div>\n{{ provenance }}\n</div>\n", "the output of `{{ provenance }}` was lost while rendering Markdown"),
+        ("Text.\n{{ provenance }}\n", "keep block directives outside of HTML blocks and alone in their paragraph"),
+        ("<div>\n{{ value pinned_model }}\n</div>\n", "`{{ value pinned_model }}` stands 1 time(s) outside code, but"),
+        (
+            "[Rows](https://example.com/{{ value pinned_model }})\n",
+            "Keep values out of HTML blocks, HTML tags and link",
+        ),
+    ],
+)
 def test_a_directive_markdown_cannot_render_is_an_error(markdown: str, message: str) -> None:
     with pytest.raises(PageError) as error:
         converted(markdown, SHOWN)
@@ -151,17 +169,32 @@ def test_an_unknown_value_lists_its_part_s_values_and_the_file_that_declares_the
     assert f"Declare it in snippets/{part.name}/values.yml" in str(error.value)
 
 
-@pytest.mark.parametrize(("printed", "shown"), [("50256", "50,256"), ("1000", "1,000"), ("999", "999"),
-                                               ("50,257", "50,257"), ("[25423, 318]", "[25423, 318]"),
-                                               ("²³", "²³"), ("3.14159", "3.14159")])
-def test_a_whole_number_value_reads_with_thousands_separators_and_any_other_as_printed(printed: str, shown: str) -> None:
+@pytest.mark.parametrize(
+    ("printed", "shown"),
+    [
+        ("50256", "50,256"),
+        ("1000", "1,000"),
+        ("999", "999"),
+        ("50,257", "50,257"),
+        ("[25423, 318]", "[25423, 318]"),
+        ("²³", "²³"),
+        ("3.14159", "3.14159"),
+    ],
+)
+def test_a_whole_number_value_reads_with_thousands_separators_and_any_other_as_printed(
+    printed: str, shown: str
+) -> None:
     """One style for the numbers of the prose, whatever the snippet printed."""
     assert in_prose_style(printed) == shown
 
 
 def test_a_value_a_snippet_printed_as_a_whole_number_reads_in_the_prose_style() -> None:
-    printed = {f"{part.name}/{name}": value for part in PARTS for template in templates(ROOT, part.name)
-               for name, value in template.read(SHOWN.output(f"{part.name}/{template.output}")).items()}
+    printed = {
+        f"{part.name}/{name}": value
+        for part in PARTS
+        for template in templates(ROOT, part.name)
+        for name, value in template.read(SHOWN.output(f"{part.name}/{template.output}")).items()
+    }
     whole = {name: value for name, value in printed.items() if value.isdigit() and int(value) >= 1000}
     assert whole, "no value was printed as a bare whole number of four digits or more: this checks nothing"
     for name, value in whole.items():
@@ -199,8 +232,9 @@ def test_the_series_page_shows_the_pinned_revision_and_transformers(built_site: 
 
 def provenance_line(name: str, repository: Repository | None = None) -> BeautifulSoup:
     """The line under an output, as the page of its part shows it."""
-    line = BeautifulSoup(render_output(replace(SHOWN, repository=repository), name),
-                         "html.parser").select_one(".provenance")
+    line = BeautifulSoup(render_output(replace(SHOWN, repository=repository), name), "html.parser").select_one(
+        ".provenance"
+    )
     assert line is not None
     return line
 
@@ -213,7 +247,9 @@ def test_provenance_says_who_ran_what_with_which_versions_when_and_from_where(na
     day = entry["recorded_at"][:10]
     assert f'<time datetime="{day}">{day}</time>' in summary
     links = line.find_all("a")
-    assert [(link["href"], link.get_text()) for link in links] == [(f"generated/snippets/{name}.py", f"snippets/{name}.py")]
+    assert [(link["href"], link.get_text()) for link in links] == [
+        (f"generated/snippets/{name}.py", f"snippets/{name}.py")
+    ]
     model = entry["model"]
     if entry["origin"] == "published":
         article = PROJECT.options.published_article
@@ -246,16 +282,28 @@ def test_provenance_links_the_source_in_the_repository_at_the_built_commit(name:
     assert line == in_site.replace(f'href="generated/snippets/{name}.py"', f'href="{blob}"'), "only the link differs"
 
 
-EXECUTED = {"origin": "executed", "recorded_at": "2027-01-02T03:04:05+00:00",
-            "versions": {"python": "3.11.7", "torch": "2.13.0+cpu", "transformers": "5.17.0", "tokenizers": "0.23.3"}}
+EXECUTED = {
+    "origin": "executed",
+    "recorded_at": "2027-01-02T03:04:05+00:00",
+    "versions": {"python": "3.11.7", "torch": "2.13.0+cpu", "transformers": "5.17.0", "tokenizers": "0.23.3"},
+}
 
 
 def test_provenance_of_an_output_executed_on_gpt2_names_the_verified_weights() -> None:
-    entry = {**EXECUTED, "model": {"id": MODEL_ID, "revision": REVISION, "loaded": "weights",
-                                   "files": {"model.safetensors": WEIGHTS_SHA256}}}
+    entry = {
+        **EXECUTED,
+        "model": {
+            "id": MODEL_ID,
+            "revision": REVISION,
+            "loaded": "weights",
+            "files": {"model.safetensors": WEIGHTS_SHA256},
+        },
+    }
     line = Origin.of(entry).line()
-    assert line.startswith("<strong>Executed by the build step</strong> on <time datetime=\"2027-01-02\">")
-    assert f"GPT-2 <code>{MODEL_ID}@{short()}</code>, weights sha256 <code>{WEIGHTS_SHA256[:12]}…</code> verified" in line
+    assert line.startswith('<strong>Executed by the build step</strong> on <time datetime="2027-01-02">')
+    assert (
+        f"GPT-2 <code>{MODEL_ID}@{short()}</code>, weights sha256 <code>{WEIGHTS_SHA256[:12]}…</code> verified" in line
+    )
     assert "transformers 5.17.0 · torch 2.13.0+cpu · Python 3.11.7" in line
     assert "tokenizers" not in line
 
@@ -264,8 +312,10 @@ def test_provenance_of_a_tokenizer_only_output_says_its_files_were_verified_not_
     files = {"vocab.json": "1" * 64, "merges.txt": "2" * 64}
     entry = {**EXECUTED, "model": {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}}
     line = Origin.of(entry).line()
-    assert (f"GPT-2's tokenizer <code>{MODEL_ID}@{short()}</code>, <code>vocab.json</code> and "
-            "<code>merges.txt</code> sha256 verified") in line
+    assert (
+        f"GPT-2's tokenizer <code>{MODEL_ID}@{short()}</code>, <code>vocab.json</code> and "
+        "<code>merges.txt</code> sha256 verified"
+    ) in line
     assert "weights" not in line
 
 
@@ -279,7 +329,7 @@ def marked_lines(file: str, section: str) -> list[str]:
 
 def code_block_html(built: str, file: str) -> str:
     start = built.index(f'<span class="filename">snippets/{file}</span>')
-    return built[start:built.index("</code></pre>", start)]
+    return built[start : built.index("</code></pre>", start)]
 
 
 def check_figures(part: Part, built: str, site: Path) -> int:
@@ -300,19 +350,23 @@ def check_figures(part: Part, built: str, site: Path) -> int:
         assert caption is not None and caption.get("class") == "provenance"
         link = caption.find("a")
         assert link is not None and link.text == f"snippets/{name}.py"
-        assert (site / part.name / link.get("href")).resolve() == (site / "generated" / "snippets" / f"{name}.py").resolve()
+        assert (site / part.name / link.get("href")).resolve() == (
+            site / "generated" / "snippets" / f"{name}.py"
+        ).resolve()
         assert (site / "generated" / "snippets" / f"{name}.py").is_file()
     return len(directives)
 
 
 def check_highlights(part: Part, built: str) -> int:
     """Each `highlight=` directive highlights exactly the lines between that subsection's markers."""
-    directives = [directive for directive in parse(page(part)[0]) if isinstance(directive, Listing)
-                  and directive.highlight]
+    directives = [
+        directive for directive in parse(page(part)[0]) if isinstance(directive, Listing) and directive.highlight
+    ]
     for directive in directives:
         lit = re.findall(r'<span class="hll">(.*?)\n</span>', code_block_html(built, directive.file), re.S)
         assert [html.unescape(re.sub(r"<[^>]+>", "", line)) for line in lit] == marked_lines(
-            directive.file, str(directive.highlight))
+            directive.file, str(directive.highlight)
+        )
     return len(directives)
 
 
@@ -332,8 +386,11 @@ def test_every_part_s_built_page_shows_figures_highlights_and_provenance(built_s
     shown = {"figures": 0, "highlights": 0, "outputs": 0}
     for part in PARTS:
         built = (built_site / part.name / "index.html").read_text(encoding="utf-8")
-        counts = {"figures": check_figures(part, built, built_site), "highlights": check_highlights(part, built),
-                  "outputs": check_outputs(part, built)}
+        counts = {
+            "figures": check_figures(part, built, built_site),
+            "highlights": check_highlights(part, built),
+            "outputs": check_outputs(part, built),
+        }
         # As many on the built page as the page has directives of each kind, no more and no fewer.
         assert built.count('<figure class="recorded-figure"') == counts["figures"], part.page
         assert built.count('<div class="recorded-output"') == counts["outputs"], part.page

@@ -20,8 +20,11 @@ from recorder.tools import pr_record
 from support import ROOT, append
 
 # A snippet that loads nothing of GPT-2, whose output's last line the fake record step changes ("<part>/<stem>").
-NAME = next(name for name, snippet in sorted(discover(ROOT).items()) if snippet.loads is None
-            and not (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8").startswith("<svg"))  # a figure
+NAME = next(
+    name
+    for name, snippet in sorted(discover(ROOT).items())
+    if snippet.loads is None and not (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8").startswith("<svg")
+)  # a figure
 SOURCE = f"snippets/{NAME}.py"
 ROW_LOOKUP = f"outputs/{NAME}.txt"
 OLD_ROW = (ROOT / ROW_LOOKUP).read_text(encoding="utf-8").splitlines()[-1]
@@ -41,8 +44,11 @@ class FakeRecord:
             raise self.error
         current = Recording(discover(root), store.read_manifest(root))
         output = (root / ROW_LOOKUP).read_text().replace(OLD_ROW, NEW_ROW).encode()
-        save(root, current, {NAME: (output, entry(
-            root, current.snippets[NAME], output, origin="executed", seconds=0.1, model=None))})
+        save(
+            root,
+            current,
+            {NAME: (output, entry(root, current.snippets[NAME], output, origin="executed", seconds=0.1, model=None))},
+        )
 
 
 @pytest.fixture
@@ -56,7 +62,8 @@ def summary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_nothing_stale_passes_without_recording_and_says_no_output_changed(
-        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     record = FakeRecord()
     written = tmp_path / "report.md"
 
@@ -68,8 +75,8 @@ def test_nothing_stale_passes_without_recording_and_says_no_output_changed(
 
 
 def test_a_stale_snippet_is_recorded_its_diff_summarised_and_the_job_fails_with_the_instruction(
-        project: Path, summary: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path, summary: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     append(project / SOURCE, "\n# edited\n")
     record = FakeRecord()
     monkeypatch.setattr(command_line, "record", record)
@@ -78,11 +85,11 @@ def test_a_stale_snippet_is_recorded_its_diff_summarised_and_the_job_fails_with_
 
     assert record.calls == [project]
     written = summary.read_text()
-    assert written.startswith("Earlier step.\n## Recorded outputs are out of date\n\n"
-                              f"- {SOURCE} changed since its output was recorded.")
+    assert written.startswith(
+        f"Earlier step.\n## Recorded outputs are out of date\n\n- {SOURCE} changed since its output was recorded."
+    )
     assert "## 1 recorded output changed since the pull request's commit" in written
-    assert (f"### `{NAME}`: changed\n\n```diff\n--- committed:{ROW_LOOKUP}\n+++ {ROW_LOOKUP}\n"
-            in written)
+    assert f"### `{NAME}`: changed\n\n```diff\n--- committed:{ROW_LOOKUP}\n+++ {ROW_LOOKUP}\n" in written
     assert f"\n-{OLD_ROW}\n+{NEW_ROW}\n```\n\n**{pr_record.INSTRUCTION}**\n" in written
     assert written.endswith(f"**{pr_record.INSTRUCTION}**\n")
     assert "Recording deleted" not in written
@@ -94,8 +101,8 @@ def test_a_stale_snippet_is_recorded_its_diff_summarised_and_the_job_fails_with_
 
 
 def test_a_failed_recording_is_summarised_without_pointing_at_an_artifact(
-        project: Path, summary: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path, summary: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     append(project / SOURCE, "\n# edited\n")
     monkeypatch.setattr(command_line, "record", FakeRecord(hub.ModelUnavailable("the hub cannot be reached")))
     before = (project / ROW_LOOKUP).read_bytes()
@@ -117,7 +124,8 @@ def test_without_github_actions_the_instruction_is_a_plain_error(monkeypatch: py
 
 
 def test_a_file_the_recording_deletes_is_named_with_the_command_that_deletes_it_in_a_clone(
-        project: Path, summary: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project: Path, summary: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Unzipping the artifact cannot delete a file: here one no snippet owns, left by a removed part."""
     left_behind = "outputs/removed-part/gone.txt"
     (project / left_behind).parent.mkdir()
@@ -127,8 +135,12 @@ def test_a_file_the_recording_deletes_is_named_with_the_command_that_deletes_it_
     assert command_line.main(["--root", str(project), "pr-record"]) == 1
 
     written = summary.read_text()
-    assert (f"- {left_behind} belongs to no snippet (snippets/removed-part/gone.py does not exist). "
-            "Run `make record`, which removes it, or delete it.\n") in written
-    assert (f"Recording deleted 1 file, which the artifact cannot: delete it in your clone too, "
-            f"`git rm {left_behind}`.\n\n- `{left_behind}`\n\n**{pr_record.INSTRUCTION}**\n") in written
+    assert (
+        f"- {left_behind} belongs to no snippet (snippets/removed-part/gone.py does not exist). "
+        "Run `make record`, which removes it, or delete it.\n"
+    ) in written
+    assert (
+        f"Recording deleted 1 file, which the artifact cannot: delete it in your clone too, "
+        f"`git rm {left_behind}`.\n\n- `{left_behind}`\n\n**{pr_record.INSTRUCTION}**\n"
+    ) in written
     assert not (project / left_behind).parent.exists()

@@ -19,12 +19,16 @@ STATEMENT = f"{STATED_OUTPUT}:" + "".join(f'\n          {what}: "{version}"' for
 def test_every_folder_of_snippets_is_a_part_with_its_page_and_notebook_in_the_navigation_s_order() -> None:
     project = Project.load(ROOT)
     parts = project.parts()
-    folders = sorted(path.name for path in (ROOT / "snippets").iterdir() if path.is_dir() and path.name != "__pycache__")
+    folders = sorted(
+        path.name for path in (ROOT / "snippets").iterdir() if path.is_dir() and path.name != "__pycache__"
+    )
     assert sorted(part.name for part in parts) == folders and folders
-    listed = [(title, page) for entry in project.nav for title, page in (entry.items() if isinstance(entry, dict)
-                                                                                else [])]
-    assert [(part.title, part.page) for part in parts] == [(title, page) for title, page in listed
-                                                           if page in {part.page for part in parts}]
+    listed = [
+        (title, page) for entry in project.nav for title, page in (entry.items() if isinstance(entry, dict) else [])
+    ]
+    assert [(part.title, part.page) for part in parts] == [
+        (title, page) for title, page in listed if page in {part.page for part in parts}
+    ]
     for part in parts:
         assert part.page == f"{part.name}.md" and (ROOT / "docs" / part.page).is_file()
         assert part.notebook == f"notebooks/{part.name}.ipynb"
@@ -35,7 +39,9 @@ def test_a_new_folder_with_its_page_is_a_part_and_an_edit_of_mkdocs_yml_is_seen(
     (project / "snippets" / "added-part").mkdir()
     (project / "snippets" / "added-part" / "hello.py").write_text('print("hello")\n', encoding="utf-8")
     (project / "docs" / "added-part.md").write_text("# Added\n", encoding="utf-8")
-    with pytest.raises(ProjectError, match=r'docs/added-part\.md is not in `nav:`.*Add `- "Part N: Title": added-part\.md`'):
+    with pytest.raises(
+        ProjectError, match=r'docs/added-part\.md is not in `nav:`.*Add `- "Part N: Title": added-part\.md`'
+    ):
         Project.load(project).parts()
     edit(project / "mkdocs.yml", "  - Provenance:", '  - "Part 9: Added": added-part.md\n  - Provenance:')
     assert ("added-part", "Part 9: Added") in [(part.name, part.title) for part in Project.load(project).parts()]
@@ -58,12 +64,19 @@ def test_a_snippet_folder_with_no_page_names_the_fix_to_the_record_step_and_the_
 
 WRONG_OPTIONS = {
     # YAML reads 5.17 as a number: the article's version is text, as written.
-    "an unquoted version": ('transformers: "5.17.0"', "transformers: 5.17", "published_with",
-                           'quote it as the article states it, e.g. transformers: "5.17.0"'),
-    "no version at all": (STATEMENT, f"{STATED_OUTPUT}: {{}}", "published_with",
-                          "name each package with its version"),
-    "an unknown option": (LAST_OPTION, f"{LAST_OPTION}\n      recorded_values: {{}}", "recorded_values",
-                          "unknown option. Known: published_article, published_with, llms_section"),
+    "an unquoted version": (
+        'transformers: "5.17.0"',
+        "transformers: 5.17",
+        "published_with",
+        'quote it as the article states it, e.g. transformers: "5.17.0"',
+    ),
+    "no version at all": (STATEMENT, f"{STATED_OUTPUT}: {{}}", "published_with", "name each package with its version"),
+    "an unknown option": (
+        LAST_OPTION,
+        f"{LAST_OPTION}\n      recorded_values: {{}}",
+        "recorded_values",
+        "unknown option. Known: published_article, published_with, llms_section",
+    ),
     "a wrong type": (LAST_OPTION, f"{LAST_OPTION}\n      llms_section: [Series]", "llms_section", "expected text"),
 }
 

@@ -29,21 +29,30 @@ PROJECT = Project.load(ROOT)
 PARTS = PROJECT.parts()
 # An output the build executed on GPT-2, as `make record` writes it where the model loads.
 EXECUTED_ON_GPT2 = {
-    "source": "snippets/part-a/example.py", "output": "outputs/part-a/example.txt",
+    "source": "snippets/part-a/example.py",
+    "output": "outputs/part-a/example.txt",
     "output_sha256": "c" * 64,
-    "sources": {"snippets/part-a/example.py": "a" * 64,
-                "snippets/part-a/pinned_model.py": "b" * 64},
+    "sources": {"snippets/part-a/example.py": "a" * 64, "snippets/part-a/pinned_model.py": "b" * 64},
     "origin": "executed",
-    "model": {"id": MODEL_ID, "revision": REVISION, "loaded": "weights",
-              "files": {"model.safetensors": WEIGHTS_SHA256, "tokenizer.json": "d" * 64}},
+    "model": {
+        "id": MODEL_ID,
+        "revision": REVISION,
+        "loaded": "weights",
+        "files": {"model.safetensors": WEIGHTS_SHA256, "tokenizer.json": "d" * 64},
+    },
     "versions": {"python": "3.11.7", "torch": "2.13.0+cpu", "transformers": "5.17.0"},
-    "recorded_at": "2027-01-02T03:04:05+00:00", "seconds": 4.726,
+    "recorded_at": "2027-01-02T03:04:05+00:00",
+    "seconds": 4.726,
 }
 # An output that needed only GPT-2's tokenizer files.
 EXECUTED_ON_THE_TOKENIZER = {
     **EXECUTED_ON_GPT2,
-    "model": {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer",
-              "files": {"vocab.json": "e" * 64, "merges.txt": "f" * 64}},
+    "model": {
+        "id": MODEL_ID,
+        "revision": REVISION,
+        "loaded": "tokenizer",
+        "files": {"vocab.json": "e" * 64, "merges.txt": "f" * 64},
+    },
 }
 LONG_HASH = re.compile(r"[0-9a-f]{40,}")
 
@@ -54,14 +63,19 @@ def record(entry: dict[str, Any]) -> BeautifulSoup:
 
 def fields(details: BeautifulSoup | Tag) -> dict[str, str]:
     """The record's fields as a reader sees them: label -> text."""
-    return {term.get_text(): term.find_next_sibling("dd").get_text(" ", strip=True)
-            for term in details.select("dl dt")}
+    return {term.get_text(): term.find_next_sibling("dd").get_text(" ", strip=True) for term in details.select("dl dt")}
 
 
 def every_value(entry: dict[str, Any]) -> list[str]:
     """Each value of a manifest entry that its record must show, nested ones included."""
-    shown = [*entry["sources"], *entry["sources"].values(), entry["output"], entry["output_sha256"],
-             *entry["versions"].values(), entry["recorded_at"]]
+    shown = [
+        *entry["sources"],
+        *entry["sources"].values(),
+        entry["output"],
+        entry["output_sha256"],
+        *entry["versions"].values(),
+        entry["recorded_at"],
+    ]
     model = entry.get("model") or {}
     shown += [model.get("id"), model.get("revision"), *(model.get("files") or {}).values()]
     published = entry.get("published") or {}
@@ -143,11 +157,14 @@ def test_a_published_output_says_what_the_stand_ins_showed_as_its_counts_do(name
     assert "two stand-in models (GPT-2's configuration with one layer, its real tokenizer, random weights)" in run
 
 
-@pytest.mark.parametrize(("exact", "by_form", "said"), [
-    (2, 0, "every line reproduced by the stand-ins"),
-    (0, 2, "form only: every line depends on weight values, so the stand-ins reproduced none of them"),
-    (3, 1, "3 line(s) reproduced by the stand-ins, form only for the 1 that depend on weight values"),
-])
+@pytest.mark.parametrize(
+    ("exact", "by_form", "said"),
+    [
+        (2, 0, "every line reproduced by the stand-ins"),
+        (0, 2, "form only: every line depends on weight values, so the stand-ins reproduced none of them"),
+        (3, 1, "3 line(s) reproduced by the stand-ins, form only for the 1 that depend on weight values"),
+    ],
+)
 def test_what_the_stand_ins_showed_follows_the_counts(exact: int, by_form: int, said: str) -> None:
     entry = {**MANIFEST[PUBLISHED[0]]}
     entry["published"] = {**entry["published"], "exact_lines": exact, "weight_dependent_lines": by_form}
@@ -204,11 +221,13 @@ def test_every_value_of_the_record_is_escaped() -> None:
 def test_a_source_link_goes_to_the_site_s_copy_or_the_built_commit_under_any_label() -> None:
     """The one link to a snippet's source, which every table and line uses."""
     assert source_link("a-part/<b>", None) == (
-        '<a href="generated/snippets/a-part/&lt;b&gt;.py">snippets/a-part/&lt;b&gt;.py</a>')
+        '<a href="generated/snippets/a-part/&lt;b&gt;.py">snippets/a-part/&lt;b&gt;.py</a>'
+    )
     repository = Repository("https://github.com", "example/gpt2-explained", "ab" * 20)
     assert source_link("a-part/step", repository, label="a-part/step.py") == (
         f'<a href="https://github.com/example/gpt2-explained/blob/{"ab" * 20}/snippets/a-part/step.py">'
-        "a-part/step.py</a>")
+        "a-part/step.py</a>"
+    )
 
 
 def provenance_table(titles: dict[str, str]) -> Tag:
@@ -238,7 +257,9 @@ def test_the_provenance_directive_lists_every_output_in_one_table_grouped_by_par
         for row, name in zip(rows, names, strict=True):
             assert row.th["scope"] == "row"
             # From the top of docs/, where every page is: the engine makes it relative to the page.
-            assert row.th.a["href"] == f"generated/snippets/{name}.py" and row.th.a.find("code") is None, "plain link text"
+            assert row.th.a["href"] == f"generated/snippets/{name}.py" and row.th.a.find("code") is None, (
+                "plain link text"
+            )
             assert len(row.select(":scope > td")) == len(LABELS)
             missing = [value for value in every_value(MANIFEST[name]) if value not in row.get_text(" ")]
             assert not missing, f"{name}: the row does not show {missing}"
@@ -256,11 +277,18 @@ def test_the_provenance_table_shows_each_long_hash_short_with_the_whole_one_clic
     for details in disclosures:
         details.find("code", recursive=False).extract()
     assert not LONG_HASH.search(table.get_text(" ")), "a long hash is shown whole while its disclosure is closed"
-    every_hash = {digest for entry in MANIFEST.values()
-                  for digest in [*entry["sources"].values(), entry["output_sha256"],
-                                 *((entry.get("model") or {}).get("files") or {}).values()]}
+    every_hash = {
+        digest
+        for entry in MANIFEST.values()
+        for digest in [
+            *entry["sources"].values(),
+            entry["output_sha256"],
+            *((entry.get("model") or {}).get("files") or {}).values(),
+        ]
+    }
     assert {details.summary.get_text().removesuffix("…") for details in disclosures} >= {
-        digest[:SHORT_HASH] for digest in every_hash}
+        digest[:SHORT_HASH] for digest in every_hash
+    }
 
 
 @pytest.mark.slow
@@ -272,16 +300,24 @@ def test_the_built_site_publishes_the_manifest_and_the_provenance_page_groups_it
     links = [link["href"] for link in page.select("article a[href$='manifest.json']")]
     assert links and all((built_site / "provenance" / href).resolve() == published for href in links)
     # Each part under its title in the navigation, in the navigation's order.
-    navigation = [(title, page_file) for entry in PROJECT.nav if isinstance(entry, dict)
-                  for title, page_file in entry.items() if isinstance(page_file, str)]
+    navigation = [
+        (title, page_file)
+        for entry in PROJECT.nav
+        if isinstance(entry, dict)
+        for title, page_file in entry.items()
+        if isinstance(page_file, str)
+    ]
     parts = {part.page: part.name for part in PARTS}
     expected = [(title, parts[page_file]) for title, page_file in navigation if page_file in parts]
     expected = [(title, part) for title, part in expected if any(name.startswith(f"{part}/") for name in MANIFEST)]
     groups = page.select("article table tbody")
     assert [group.select_one("th[scope=rowgroup]").get_text() for group in groups] == [title for title, _ in expected]
     rows = [row.get_text() for group in groups for row in group.select("th[scope=row]")]
-    assert rows == [f"snippets/{name}.py" for _, part in expected
-                    for name in sorted(name for name in MANIFEST if name.startswith(f"{part}/"))]
+    assert rows == [
+        f"snippets/{name}.py"
+        for _, part in expected
+        for name in sorted(name for name in MANIFEST if name.startswith(f"{part}/"))
+    ]
     assert len(rows) == len(MANIFEST), "every output has a row, in a part the navigation names"
 
 

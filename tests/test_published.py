@@ -20,13 +20,16 @@ from recorder.record.snippets import discover
 from support import ROOT, edit, snapshot
 
 # The article's published outputs, `published/<part>/<stem>.txt`, by snippet name.
-PUBLISHED = {path.relative_to(ROOT / "published").with_suffix("").as_posix(): path
-             for path in sorted((ROOT / "published").rglob("*.txt"))}
+PUBLISHED = {
+    path.relative_to(ROOT / "published").with_suffix("").as_posix(): path
+    for path in sorted((ROOT / "published").rglob("*.txt"))
+}
 MANIFEST = store.read_manifest(ROOT)
 # A published output with lines that depend on weight values, and one without any.
 WEIGHT_DEPENDENT = next(name for name in sorted(PUBLISHED) if MANIFEST[name]["published"]["weight_dependent_lines"])
-WEIGHT_INDEPENDENT = next(name for name in sorted(PUBLISHED)
-                          if not MANIFEST[name]["published"]["weight_dependent_lines"])
+WEIGHT_INDEPENDENT = next(
+    name for name in sorted(PUBLISHED) if not MANIFEST[name]["published"]["weight_dependent_lines"]
+)
 PAGES = {part.name: part.page for part in Project.load(ROOT).parts()}
 TRIALS = ["True\n[0.015366, -0.028914]\n", "True\n[0.512290, 0.020567]\n"]
 
@@ -68,20 +71,28 @@ def test_what_the_article_states_is_read_from_the_plugin_options_in_mkdocs_yml(p
 def test_a_statement_about_an_output_the_article_did_not_publish_is_refused(project: Path) -> None:
     unpublished = next(name for name in sorted(discover(ROOT)) if name not in PUBLISHED)
     edit(project / "mkdocs.yml", f"{WEIGHT_DEPENDENT}:", f"{unpublished}:")
-    with pytest.raises(RecorderError, match=rf"names {unpublished}, but "
-                                                rf"published/{unpublished}.txt does not exist"):
+    with pytest.raises(
+        RecorderError,
+        match=rf"names {unpublished}, but "
+        rf"published/{unpublished}.txt does not exist",
+    ):
         article_statements(project)
 
 
 def test_the_article_states_the_pinned_revision_and_release_where_its_output_s_page_says_it_does() -> None:
     """The note on the output's page says the article's revision and release are the ones pinned here."""
     _, stated = article_statements(ROOT)
-    pinned = next(line.partition("==")[2] for line in (ROOT / "requirements.txt").read_text().splitlines()
-                  if line.startswith("transformers=="))
+    pinned = next(
+        line.partition("==")[2]
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
+        if line.startswith("transformers==")
+    )
     assert stated[WEIGHT_DEPENDENT] == {"revision": REVISION, "transformers": pinned.split()[0]}
     page = (ROOT / "docs" / PAGES[WEIGHT_DEPENDENT.partition("/")[0]]).read_text(encoding="utf-8")
-    assert ("The article states that these values were read from GPT-2 at revision {{ value pinned_revision }}, "
-            "with Transformers {{ value pinned_transformers }}") in page
+    assert (
+        "The article states that these values were read from GPT-2 at revision {{ value pinned_revision }}, "
+        "with Transformers {{ value pinned_transformers }}"
+    ) in page
 
 
 def test_each_attached_output_s_counts_are_what_the_stand_ins_print(stand_in_outputs: list[dict[str, str]]) -> None:
@@ -89,8 +100,9 @@ def test_each_attached_output_s_counts_are_what_the_stand_ins_print(stand_in_out
     the check against the stand-ins as they print now."""
     manifest = json.loads((ROOT / "outputs" / "manifest.json").read_text(encoding="utf-8"))["snippets"]
     for name in PUBLISHED:
-        counts = check(name, PUBLISHED[name].read_text(encoding="utf-8"), [run[name] for run in stand_in_outputs],
-                       label=name)
+        counts = check(
+            name, PUBLISHED[name].read_text(encoding="utf-8"), [run[name] for run in stand_in_outputs], label=name
+        )
         published = manifest[name]["published"]
         assert counts == (published["exact_lines"], published["weight_dependent_lines"]), name
     assert manifest[WEIGHT_DEPENDENT]["published"]["exact_lines"] == 0, "the row has no weight-independent line"
@@ -107,12 +119,17 @@ def test_each_published_text_is_named_after_a_snippet_of_its_part_that_loads_wei
 
 
 @pytest.fixture
-def record_published(project: Path, stand_in_caches: tuple[Path, Path], stand_in_outputs: list[dict[str, str]],
-                     monkeypatch: pytest.MonkeyPatch,
-                     capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+def record_published(
+    project: Path,
+    stand_in_caches: tuple[Path, Path],
+    stand_in_outputs: list[dict[str, str]],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> Callable[..., tuple[int, str, str]]:
     """`python -m recorder record --published ...` in the project copy, run in this process with
     the session's stand-in checkpoints and what the snippets printed against them: the copy's
     snippets print the same (their code is unchanged, or changed in a comment only)."""
+
     def session_trials(root: Path, names: list[str], hub_caches: list[Path], timeout: float) -> list[dict[str, str]]:
         assert hub_caches == list(stand_in_caches)
         return [{name: outputs[name] for name in names} for outputs in stand_in_outputs]
@@ -138,14 +155,19 @@ def test_attach_after_a_snippet_edit_keeps_the_published_text(run, project: Path
 
     assert status == 0, errors
     counts = MANIFEST[WEIGHT_DEPENDENT]["published"]
-    assert (f"snippets/{WEIGHT_DEPENDENT}.py: {counts['exact_lines']} line(s) equal, "
-            f"{counts['weight_dependent_lines']} weight-dependent line(s)") in printed
+    assert (
+        f"snippets/{WEIGHT_DEPENDENT}.py: {counts['exact_lines']} line(s) equal, "
+        f"{counts['weight_dependent_lines']} weight-dependent line(s)"
+    ) in printed
     outputs = project / "outputs"
     assert (outputs / f"{WEIGHT_DEPENDENT}.txt").read_bytes() == PUBLISHED[WEIGHT_DEPENDENT].read_bytes()
     entry = json.loads((outputs / "manifest.json").read_text())["snippets"][WEIGHT_DEPENDENT]
     assert entry["origin"] == "published" and entry["model"]["files"] is None
     assert entry["published"]["text"] == f"published/{WEIGHT_DEPENDENT}.txt"
-    assert entry["published"]["weight_dependent_lines"] == MANIFEST[WEIGHT_DEPENDENT]["published"]["weight_dependent_lines"]
+    assert (
+        entry["published"]["weight_dependent_lines"]
+        == MANIFEST[WEIGHT_DEPENDENT]["published"]["weight_dependent_lines"]
+    )
     assert run("python", "-m", "recorder", "check", cwd=project).returncode == 0
 
 
@@ -166,18 +188,22 @@ def test_a_wrong_published_text_is_refused_and_nothing_changes(project: Path, re
 
 
 def test_a_new_model_snippet_without_a_published_text_needs_a_real_run(
-        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Refused before any stand-in is made, naming where its published text would be."""
     part = WEIGHT_DEPENDENT.split("/")[0]
     (project / "snippets" / part / "new_model.py").write_text(
         "from transformers import AutoModelForCausalLM\n\n"
-        f"model = AutoModelForCausalLM.from_pretrained('gpt2', revision='{REVISION}')\nprint(model.config.n_embd)\n")
+        f"model = AutoModelForCausalLM.from_pretrained('gpt2', revision='{REVISION}')\nprint(model.config.n_embd)\n"
+    )
     monkeypatch.setattr(published_module, "stand_in_checkpoints", pytest.fail)
     before = snapshot(project / "outputs")
 
     assert main(["--root", str(project), "record", "--published"]) == 1
 
     errors = capsys.readouterr().err
-    assert (f"snippets/{part}/new_model.py needs GPT-2's weights and published/{part}/new_model.txt does not exist: "
-            "only outputs the article published can be attached. Record it for real") in errors
+    assert (
+        f"snippets/{part}/new_model.py needs GPT-2's weights and published/{part}/new_model.txt does not exist: "
+        "only outputs the article published can be attached. Record it for real"
+    ) in errors
     assert snapshot(project / "outputs") == before

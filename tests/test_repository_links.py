@@ -27,8 +27,10 @@ REPOSITORY = f"{SERVER}/{NAME}"
 NOTEBOOK = "notebooks/a-part.ipynb"  # any notebook: the functions only join its path into URLs
 PARTS = Project.load(ROOT).parts()
 # Each Markdown page by the file the build writes for it.
-PAGES = {("index.html" if path.stem == "index" else f"{path.stem}/index.html"): path.name
-         for path in sorted((ROOT / "docs").glob("*.md"))}
+PAGES = {
+    ("index.html" if path.stem == "index" else f"{path.stem}/index.html"): path.name
+    for path in sorted((ROOT / "docs").glob("*.md"))
+}
 
 
 def test_all_three_variables_name_the_repository_at_that_commit() -> None:
@@ -36,9 +38,11 @@ def test_all_three_variables_name_the_repository_at_that_commit() -> None:
     assert repository == Repository(SERVER, NAME, COMMIT)
     assert repository.url == REPOSITORY
     assert repository.at_commit("snippets/a-part/a_snippet.py") == (
-        f"{REPOSITORY}/blob/{COMMIT}/snippets/a-part/a_snippet.py")
+        f"{REPOSITORY}/blob/{COMMIT}/snippets/a-part/a_snippet.py"
+    )
     assert repository.colab(f"docs/{NOTEBOOK}") == (
-        f"https://colab.research.google.com/github/{NAME}/blob/{COMMIT}/docs/{NOTEBOOK}")
+        f"https://colab.research.google.com/github/{NAME}/blob/{COMMIT}/docs/{NOTEBOOK}"
+    )
 
 
 def test_colab_is_offered_only_for_github_com() -> None:
@@ -47,8 +51,9 @@ def test_colab_is_offered_only_for_github_com() -> None:
     assert repository.colab(f"docs/{NOTEBOOK}") is None
 
 
-@pytest.mark.parametrize("given", [(), ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY"), ("GITHUB_REPOSITORY",),
-                                   ("GITHUB_SHA",)])
+@pytest.mark.parametrize(
+    "given", [(), ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY"), ("GITHUB_REPOSITORY",), ("GITHUB_SHA",)]
+)
 def test_some_of_the_variables_count_as_none(given: tuple[str, ...]) -> None:
     environ = {name: LINKED[name] for name in given}
     assert from_environment(environ) is None
@@ -57,14 +62,17 @@ def test_some_of_the_variables_count_as_none(given: tuple[str, ...]) -> None:
     assert from_environment({**environ, "GITHUB_SHA": ""}) is None, "an empty variable is an unset one"
 
 
-@pytest.mark.parametrize(("variable", "value"), [
-    ("GITHUB_SERVER_URL", "github.com"),
-    ("GITHUB_SERVER_URL", "https://github.com/"),
-    ("GITHUB_REPOSITORY", "gpt2-explained"),
-    ("GITHUB_REPOSITORY", 'example/"><script>'),
-    ("GITHUB_SHA", "main"),
-    ("GITHUB_SHA", COMMIT[:7]),
-])
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("GITHUB_SERVER_URL", "github.com"),
+        ("GITHUB_SERVER_URL", "https://github.com/"),
+        ("GITHUB_REPOSITORY", "gpt2-explained"),
+        ("GITHUB_REPOSITORY", 'example/"><script>'),
+        ("GITHUB_SHA", "main"),
+        ("GITHUB_SHA", COMMIT[:7]),
+    ],
+)
 def test_a_malformed_variable_is_an_error_naming_it_and_the_fix(variable: str, value: str) -> None:
     with pytest.raises(RepositoryError) as error:
         from_environment({**LINKED, variable: value})
@@ -74,19 +82,31 @@ def test_a_malformed_variable_is_an_error_naming_it_and_the_fix(variable: str, v
 
 def test_the_publish_workflow_builds_with_the_repository_location() -> None:
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "publish.yml").read_text(encoding="utf-8"))
-    build = next(step for step in workflow["jobs"]["build"]["steps"]
-                 if step.get("run") == ".venv/bin/python -m mkdocs build --strict")
+    build = next(
+        step
+        for step in workflow["jobs"]["build"]["steps"]
+        if step.get("run") == ".venv/bin/python -m mkdocs build --strict"
+    )
     assert {name: build["env"][name] for name in VARIABLES} == {
-        "GITHUB_SERVER_URL": "${{ github.server_url }}", "GITHUB_REPOSITORY": "${{ github.repository }}",
-        "GITHUB_SHA": "${{ github.sha }}"}
+        "GITHUB_SERVER_URL": "${{ github.server_url }}",
+        "GITHUB_REPOSITORY": "${{ github.repository }}",
+        "GITHUB_SHA": "${{ github.sha }}",
+    }
 
 
 @pytest.fixture(scope="module")
 def linked_site(shared_folder: Path) -> Path:
     """The project built by `mkdocs build --strict` where GitHub Actions would build it, once per run."""
+
     def build_as_github_actions_would(folder: Path) -> None:
-        result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
-                                cwd=ROOT, env=offline_env(**LINKED), capture_output=True, text=True, check=False)
+        result = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
+            cwd=ROOT,
+            env=offline_env(**LINKED),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert result.returncode == 0, result.stderr
 
     return made_once(shared_folder, "linked-site", build_as_github_actions_would)
@@ -104,8 +124,11 @@ def soup(site: Path, page: str) -> BeautifulSoup:
 
 def actions(document: BeautifulSoup) -> dict[str, str]:
     """The page's edit and view actions, by title, with their links."""
-    return {link["title"]: link["href"] for link in document.select("a.md-content__button[title]")
-            if link["title"] in ("Edit this page", "View source of this page")}
+    return {
+        link["title"]: link["href"]
+        for link in document.select("a.md-content__button[title]")
+        if link["title"] in ("Edit this page", "View source of this page")
+    }
 
 
 def source_links(document: BeautifulSoup) -> dict[str, Tag]:
@@ -186,6 +209,10 @@ def test_without_the_variables_nothing_links_to_the_repository(local_site: Path)
         document = soup(local_site, page.relative_to(local_site).as_posix())
         assert actions(document) == {}, page
         assert document.select('a[title="Open in Colab"], .md-source') == [], page
-        elsewhere = [value for element in document.find_all(True) for value in element.attrs.values()
-                     if isinstance(value, str) and re.search(r"github\.com|colab\.research", value)]
+        elsewhere = [
+            value
+            for element in document.find_all(True)
+            for value in element.attrs.values()
+            if isinstance(value, str) and re.search(r"github\.com|colab\.research", value)
+        ]
         assert elsewhere == [], page

@@ -11,7 +11,7 @@ from support import ROOT
 
 SCRIPTS = {
     "where.py": "import sys\nfrom sibling import VALUE\n"
-                "print(__name__, sys.argv, sys.path[0], VALUE, 'script_runner' in sys.modules)\n",
+    "print(__name__, sys.argv, sys.path[0], VALUE, 'script_runner' in sys.modules)\n",
     "sibling.py": "VALUE = 'fresh'\n",
     "changes.py": "import sibling\nsibling.VALUE = 'changed'\nprint(sibling.VALUE)\n",
     "exits.py": "import sys\nprint('before')\nsys.exit(3)\n",

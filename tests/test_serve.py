@@ -31,8 +31,13 @@ def free_port() -> int:
 
 SERVE = {  # each engine's preview, as `make serve` runs MkDocs'
     "mkdocs": lambda address: [sys.executable, "-m", "mkdocs", "serve", "--strict", "--dev-addr", address],
-    "zensical": lambda address: [str(Path(sys.executable).with_name("zensical")), "serve", "--strict",
-                                 "--dev-addr", address],
+    "zensical": lambda address: [
+        str(Path(sys.executable).with_name("zensical")),
+        "serve",
+        "--strict",
+        "--dev-addr",
+        address,
+    ],
 }
 
 
@@ -41,8 +46,9 @@ def serving(project: Path, log: Path, engine: str) -> Iterator[str]:
     """The engine's preview of `project`, from its folder; yields the site's URL."""
     address = f"127.0.0.1:{free_port()}"
     with log.open("w") as stream:
-        server = subprocess.Popen(SERVE[engine](address), cwd=project, env=offline_env(), stdout=stream,
-                                  stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            SERVE[engine](address), cwd=project, env=offline_env(), stdout=stream, stderr=subprocess.STDOUT
+        )
     try:
         yield f"http://{address}/"
     finally:
@@ -90,8 +96,11 @@ def log_when(log: Path, said: str) -> str:
 
 def shown(page: BeautifulSoup, example: Example) -> tuple[str, str]:
     """The code and the output the page shows for `example`."""
-    code = next(block for block in page.select("div.highlight")
-                if (title := block.select_one(".filename")) and title.get_text() == f"snippets/{example.file}")
+    code = next(
+        block
+        for block in page.select("div.highlight")
+        if (title := block.select_one(".filename")) and title.get_text() == f"snippets/{example.file}"
+    )
     output = page.select_one(f'div[data-snippet="{example.name}"] pre')
     return code.select_one("pre").get_text(), output.get_text()
 
@@ -109,7 +118,8 @@ def first_example(project: Path) -> tuple[Part, Example]:
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", SERVE)
 def test_the_preview_says_why_a_changed_snippet_stops_it_and_serves_no_new_code_beside_an_old_output(
-        project: Path, tmp_path: Path, engine: str) -> None:
+    project: Path, tmp_path: Path, engine: str
+) -> None:
     log = tmp_path / "serve.log"
     part, example = first_example(project)
     snippet = project / "snippets" / example.file

@@ -17,10 +17,16 @@ from support import ROOT, append, snapshot
 
 def quick_snippet() -> Snippet:
     """A snippet that loads nothing of GPT-2, imports no torch, and whose output no value reads."""
-    read = {f"{part}/{template.output}" for part in {name.split("/")[0] for name in discover(ROOT)}
-            for template in templates(ROOT, part)}
-    found = [snippet for name, snippet in discover(ROOT).items()
-             if snippet.loads is None and "torch" not in snippet.imports and name not in read]
+    read = {
+        f"{part}/{template.output}"
+        for part in {name.split("/")[0] for name in discover(ROOT)}
+        for template in templates(ROOT, part)
+    }
+    found = [
+        snippet
+        for name, snippet in discover(ROOT).items()
+        if snippet.loads is None and "torch" not in snippet.imports and name not in read
+    ]
     assert found, "no snippet records without GPT-2 and torch: this test would need one"
     return found[0]
 

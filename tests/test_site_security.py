@@ -152,8 +152,10 @@ def plant_hostile_output(project: Path) -> Part:
     with (project / "snippets" / part.name / "values.yml").open("a", encoding="utf-8") as values:
         values.write("hostile: |\n" + "".join(f"  {line}\n" for line in template))
     with (project / "docs" / part.page).open("a", encoding="utf-8") as page:
-        page.write(f"\n\n{{{{ example {part.name}/hostile.py }}}}\n\n"
-                   f"Inline, {{{{ value {part.name}/hostile_script }}}} and {{{{ value {part.name}/hostile_markdown }}}}.\n")
+        page.write(
+            f"\n\n{{{{ example {part.name}/hostile.py }}}}\n\n"
+            f"Inline, {{{{ value {part.name}/hostile_script }}}} and {{{{ value {part.name}/hostile_markdown }}}}.\n"
+        )
     return part
 
 

@@ -30,7 +30,8 @@ def test_output_matches_what_the_site_shows(name: str, stand_in_outputs: list[di
 
 
 def test_only_published_outputs_of_snippets_that_load_weights_depend_on_weight_values(
-        stand_in_outputs: list[dict[str, str]]) -> None:
+    stand_in_outputs: list[dict[str, str]],
+) -> None:
     """What prints differently with other weights is what the build cannot compute here: the article's run."""
     first, second = stand_in_outputs
     depending = {name for name in first if first[name] != second[name]}
@@ -46,20 +47,29 @@ def test_what_a_snippet_loads_is_read_from_its_imports() -> None:
     kinds = set()
     for name, snippet in SNIPPETS.items():
         text = "".join(path.read_text(encoding="utf-8") for path in snippet.sources)
-        expected = ("weights" if re.search(r"Model\w*\.from_pretrained\(", text) else
-                    "tokenizer" if re.search(r"from_pretrained\(|hf_hub_download\(", text) else None)
+        expected = (
+            "weights"
+            if re.search(r"Model\w*\.from_pretrained\(", text)
+            else "tokenizer"
+            if re.search(r"from_pretrained\(|hf_hub_download\(", text)
+            else None
+        )
         assert snippet.loads == expected, name
         kinds.add(expected)
     assert kinds == {"weights", "tokenizer", None}, f"every kind is checked on some snippet, not only {kinds}"
 
 
 LOADERS = {
-    "from_config": ("from transformers import GPT2Config, GPT2LMHeadModel\nGPT2LMHeadModel(GPT2Config())\n", "tokenizer"),
-    "from_pretrained": ("from transformers import GPT2LMHeadModel\nGPT2LMHeadModel.from_pretrained('gpt2')\n",
-                        "weights"),
+    "from_config": (
+        "from transformers import GPT2Config, GPT2LMHeadModel\nGPT2LMHeadModel(GPT2Config())\n",
+        "tokenizer",
+    ),
+    "from_pretrained": (
+        "from transformers import GPT2LMHeadModel\nGPT2LMHeadModel.from_pretrained('gpt2')\n",
+        "weights",
+    ),
     "renamed": ("from transformers import AutoModel as M\nM.from_pretrained('gpt2')\n", "weights"),
-    "through a name": ("from transformers import AutoModel\ncls = AutoModel\ncls.from_pretrained('gpt2')\n",
-                       "weights"),
+    "through a name": ("from transformers import AutoModel\ncls = AutoModel\ncls.from_pretrained('gpt2')\n", "weights"),
     "pipeline": ("from transformers import pipeline\npipeline('text-generation', model='gpt2')\n", "weights"),
     "module": ("import transformers\n", "weights"),
     "tokenizer": ("from transformers import GPT2Tokenizer\nGPT2Tokenizer.from_pretrained('gpt2')\n", "tokenizer"),
@@ -67,8 +77,9 @@ LOADERS = {
 
 
 @pytest.mark.parametrize("case", LOADERS)
-def test_weights_are_loaded_by_from_pretrained_on_a_model_class_never_by_building_one(tmp_path: Path,
-                                                                                      case: str) -> None:
+def test_weights_are_loaded_by_from_pretrained_on_a_model_class_never_by_building_one(
+    tmp_path: Path, case: str
+) -> None:
     source, expected = LOADERS[case]
     (tmp_path / "snippets" / "part").mkdir(parents=True)
     (tmp_path / "snippets" / "part" / "example.py").write_text(source, encoding="utf-8")
@@ -93,22 +104,36 @@ def test_snippets_run_on_their_own(stand_in_cache: Path, stand_in_outputs: list[
     assert printed == stand_in_outputs[0]  # the runner's, against the same checkpoint
 
 
-@pytest.mark.parametrize("path", sorted(
-    path.relative_to(ROOT).as_posix() for path in (ROOT / "snippets").rglob("*.py") if "from_pretrained" in path.read_text()
-))
+@pytest.mark.parametrize(
+    "path",
+    sorted(
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "snippets").rglob("*.py")
+        if "from_pretrained" in path.read_text()
+    ),
+)
 def test_snippets_load_the_pinned_revision_by_name(path: str) -> None:
     """The code a reader copies names the model and revision that the record step pins."""
     text = (ROOT / path).read_text()
     tree = ast.parse(text)
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
-             and getattr(node.func, "attr", getattr(node.func, "id", None)) in ("from_pretrained", "hf_hub_download")]
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "attr", getattr(node.func, "id", None)) in ("from_pretrained", "hf_hub_download")
+    ]
     # Every call the file writes, each by name and pinned revision alone: no other keyword can pick other files.
     assert len(calls) == text.count("from_pretrained(") + text.count("hf_hub_download(") > 0
     for call in calls:
         assert call.args[0].value == MODEL_ID
         assert [keyword.arg for keyword in call.keywords] == ["revision"], ast.unparse(call)
-    named = {node.targets[0].id: node.value.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
-             and isinstance(node.value, ast.Constant) and isinstance(node.targets[0], ast.Name)}
+    named = {
+        node.targets[0].id: node.value.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.targets[0], ast.Name)
+    }
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
     for call in calls:
         revision = next(keyword.value for keyword in call.keywords if keyword.arg == "revision")

@@ -26,13 +26,27 @@ PARTS = PROJECT.parts()
 def zensical(project: Path, *, cold: bool = False) -> subprocess.CompletedProcess[str]:
     if cold:
         shutil.rmtree(project / ".cache", ignore_errors=True)
-    return subprocess.run([ZENSICAL, "build", "--strict"], cwd=project, env=offline_env(), capture_output=True,
-                          text=True, timeout=300, check=False)
+    return subprocess.run(
+        [ZENSICAL, "build", "--strict"],
+        cwd=project,
+        env=offline_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def check(project: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "recorder", "check"], cwd=project, env=offline_env(),
-                          capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "recorder", "check"],
+        cwd=project,
+        env=offline_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def _appended(path: Path, text: str) -> None:
@@ -106,10 +120,12 @@ def test_each_drift_fails_check_and_both_engines_cold_and_warm_for_its_own_reaso
 
     checked, mkdocs = check(project), build(project)
     warm, cold = zensical(project), zensical(project, cold=True)
-    for who, code, printed in (("recorder check", checked.returncode, checked.stderr),
-                               ("mkdocs build", mkdocs.returncode, mkdocs.stderr),
-                               ("zensical build, cache warm", warm.returncode, warm.stdout + warm.stderr),
-                               ("zensical build, cold", cold.returncode, cold.stdout + cold.stderr)):
+    for who, code, printed in (
+        ("recorder check", checked.returncode, checked.stderr),
+        ("mkdocs build", mkdocs.returncode, mkdocs.stderr),
+        ("zensical build, cache warm", warm.returncode, warm.stdout + warm.stderr),
+        ("zensical build, cold", cold.returncode, cold.stdout + cold.stderr),
+    ):
         assert code != 0, f"{who} passed {drift}"
         assert problems[0] in printed, f"{who} did not give the project's message:\n{printed}"
         assert "Traceback" not in printed, f"{who} printed a traceback:\n{printed}"
@@ -141,9 +157,15 @@ def test_another_configuration_file_and_docs_folder_built_from_another_folder(tm
     (project / "mkdocs.yml").unlink()
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "site.yml")],
-                            cwd=elsewhere, env=offline_env(), capture_output=True, text=True, timeout=300,
-                            check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "site.yml")],
+        cwd=elsewhere,
+        env=offline_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert (project / "pages" / "generated" / "state.json").is_file(), "the state of the file given"
     assert (project / "site" / "generated" / "outputs" / "manifest.json").is_file()
@@ -151,9 +173,15 @@ def test_another_configuration_file_and_docs_folder_built_from_another_folder(tm
     assert "recorded-output" in page and "{{" not in page
 
     _appended(project / "pages" / PARTS[0].page, f"\n{{{{ value {PARTS[0].name}/unknown_here }}}}\n")
-    refused = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "site.yml")],
-                             cwd=elsewhere, env=offline_env(), capture_output=True, text=True, timeout=300,
-                             check=False)
+    refused = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "site.yml")],
+        cwd=elsewhere,
+        env=offline_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert refused.returncode != 0
     said = refused.stdout + refused.stderr
     assert f"pages/{PARTS[0].page}: unknown value" in said and "Traceback" not in said, said
@@ -164,8 +192,15 @@ def test_zensical_run_from_another_folder_says_why_it_cannot(tmp_path: Path) -> 
     project = copy_project(tmp_path / "project")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    result = subprocess.run([ZENSICAL, "build", "--strict", "-f", str(project / "mkdocs.yml")], cwd=elsewhere,
-                            env=offline_env(), capture_output=True, text=True, timeout=300, check=False)
+    result = subprocess.run(
+        [ZENSICAL, "build", "--strict", "-f", str(project / "mkdocs.yml")],
+        cwd=elsewhere,
+        env=offline_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     printed = result.stdout + result.stderr
     assert result.returncode != 0
     assert f"run it from {project.resolve()}" in printed and "Traceback" not in printed, printed
@@ -192,9 +227,11 @@ def test_a_kept_state_that_is_damaged_is_worked_out_anew(project: Path) -> None:
 
 # What a page says of outputs that were not run against GPT-2 (as the provenance line, the part's origins and the
 # notebooks word it), and what they said before those words were derived from the records.
-NOT_RUN = re.compile(r"did not run (?:its|their) snippets? against GPT-2|not run against GPT-2 by the build|"
-                     r"machines that build this site cannot|nothing here could recompute|not re-run by the build",
-                     re.IGNORECASE)
+NOT_RUN = re.compile(
+    r"did not run (?:its|their) snippets? against GPT-2|not run against GPT-2 by the build|"
+    r"machines that build this site cannot|nothing here could recompute|not re-run by the build",
+    re.IGNORECASE,
+)
 
 
 @pytest.mark.slow
@@ -213,21 +250,31 @@ def test_a_build_whose_model_outputs_were_executed_says_so_and_nowhere_that_they
         entry = entries[name]
         entry.pop("published", None)
         entry["origin"] = "executed"
-        entry["model"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "weights",
-                          "files": {WEIGHTS_FILE: FILE_SHA256[WEIGHTS_FILE]}}
+        entry["model"] = {
+            "id": MODEL_ID,
+            "revision": REVISION,
+            "loaded": "weights",
+            "files": {WEIGHTS_FILE: FILE_SHA256[WEIGHTS_FILE]},
+        }
         entry["versions"] = {"python": entry["versions"].get("python"), **versions_for(snippets[name])}
     (project / "outputs" / "manifest.json").write_bytes(store.manifest_bytes(entries))
     record(project, report=lambda line: None)  # nothing to run: it writes what follows, the notebooks
     built = build(project)
     assert built.returncode == 0, built.stderr
 
-    texts = {page.relative_to(project / "site").as_posix(): page.read_text(encoding="utf-8")
-             for page in (project / "site").rglob("*.html")}
-    texts |= {notebook.name: notebook.read_text(encoding="utf-8")
-              for notebook in (project / "docs" / "notebooks").glob("*.ipynb")}
+    texts = {
+        page.relative_to(project / "site").as_posix(): page.read_text(encoding="utf-8")
+        for page in (project / "site").rglob("*.html")
+    }
+    texts |= {
+        notebook.name: notebook.read_text(encoding="utf-8")
+        for notebook in (project / "docs" / "notebooks").glob("*.ipynb")
+    }
     said = {where: found.group(0) for where, text in texts.items() if (found := NOT_RUN.search(text))}
     assert not said, f"pages that say the model outputs were not run: {said}"
     part = next(part for part in PARTS if any(name.startswith(f"{part.name}/") for name in published))
     page = texts[f"{part.name}/index.html"]
-    assert "ran against GPT-2&#x27;s weights, their sha256 verified" in page or \
-           "ran against GPT-2's weights, their sha256 verified" in page
+    assert (
+        "ran against GPT-2&#x27;s weights, their sha256 verified" in page
+        or "ran against GPT-2's weights, their sha256 verified" in page
+    )

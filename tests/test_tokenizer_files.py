@@ -18,14 +18,15 @@ from recorder.render import tokenizer_files
 
 def pages(built_site: Path) -> dict[Path, str]:
     """Every page of the built site, by its path there (the notebooks' pages too)."""
-    return {path.relative_to(built_site): path.read_text(encoding="utf-8")
-            for path in sorted(built_site.rglob("*.html"))}
+    return {
+        path.relative_to(built_site): path.read_text(encoding="utf-8") for path in sorted(built_site.rglob("*.html"))
+    }
 
 
 def with_the_box(built_site: Path) -> dict[Path, str]:
     """The built pages that hold the "Try it" box's placeholder."""
     found = {path: page for path, page in pages(built_site).items() if 'class="try-tokenizer' in page}
-    assert found, "no built page holds the \"Try it\" box: the checks of its pages check nothing"
+    assert found, 'no built page holds the "Try it" box: the checks of its pages check nothing'
     return found
 
 
@@ -62,7 +63,8 @@ def test_pages_without_the_box_load_neither_its_script_nor_its_stylesheet(built_
 
 
 def test_a_tokenizer_file_unlike_the_pinned_one_is_never_published(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     packaged = tokenizer_files.packaged_tokenizer_files()
     copies = {name: tmp_path / name for name in packaged}
     for name, source in packaged.items():

@@ -36,8 +36,14 @@ def actionlint(*paths: Path) -> subprocess.CompletedProcess[str]:
     """actionlint from the venv, with the venv's ShellCheck on PATH for `run:` scripts."""
     tools = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ.get('PATH', '')}"}
-    return subprocess.run([str(tools / "actionlint"), "-no-color", *map(str, paths)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [str(tools / "actionlint"), "-no-color", *map(str, paths)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def uses_lines(path: Path) -> list[str]:
@@ -52,9 +58,11 @@ def test_the_workflows_pass_actionlint() -> None:
 
 def test_actionlint_and_shellcheck_do_report_mistakes(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yml"
-    broken.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    steps:\n"
-                      "      - run: echo \"${{ steps.nothing.outputs.value }}\"\n"
-                      "      - run: cd $HOME/a b\n")
+    broken.write_text(
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    steps:\n"
+        '      - run: echo "${{ steps.nothing.outputs.value }}"\n'
+        "      - run: cd $HOME/a b\n"
+    )
     found = actionlint(broken).stdout
     assert "[expression]" in found and "[shellcheck]" in found, found
 
@@ -136,7 +144,9 @@ def test_main_refuses_uncommitted_outputs_and_outputs_the_real_model_does_not_pr
     assert "${{ steps.pin.outputs.revision }}" in cache["with"]["key"]
     committed = next(number for number, run in enumerate(runs) if "python -m recorder check" in run)
     record = runs.index("make record FORCE=1")  # every output again, with the hub's files
-    check = next(number for number, run in enumerate(runs) if "git --no-pager diff --exit-code -- 'outputs/*.txt'" in run)
+    check = next(
+        number for number, run in enumerate(runs) if "git --no-pager diff --exit-code -- 'outputs/*.txt'" in run
+    )
     build = runs.index(".venv/bin/python -m mkdocs build --strict")
     assert committed < record < check < build
     assert steps.index(cache) < record

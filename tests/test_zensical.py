@@ -23,8 +23,15 @@ PARTS = Project.load(ROOT).parts()
 
 def zensical_build(project: Path) -> subprocess.CompletedProcess[str]:
     """`zensical build --strict` in `project`, from which it resolves the snippets' base path."""
-    return subprocess.run([ZENSICAL, "build", "--strict"], cwd=project, env=offline_env(), capture_output=True,
-                          text=True, timeout=300, check=False)
+    return subprocess.run(
+        [ZENSICAL, "build", "--strict"],
+        cwd=project,
+        env=offline_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def article(site: Path, page: str) -> Tag:
@@ -49,8 +56,9 @@ def reading(page: Tag) -> dict[str, list[str]]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES)
-def test_each_page_reads_the_same_under_zensical_as_under_mkdocs(built_site: Path, zensical_site: Path,
-                                                                 page: str) -> None:
+def test_each_page_reads_the_same_under_zensical_as_under_mkdocs(
+    built_site: Path, zensical_site: Path, page: str
+) -> None:
     mkdocs, zensical = reading(article(built_site, page)), reading(article(zensical_site, page))
     assert any(mkdocs.values()), f"{page}: nothing read, so nothing compared"
     for kind, shown in mkdocs.items():
@@ -62,15 +70,20 @@ def test_each_page_reads_the_same_under_zensical_as_under_mkdocs(built_site: Pat
 def test_every_link_to_a_copy_leads_to_the_same_file_under_both_engines(built_site: Path, zensical_site: Path) -> None:
     """The snippets' sources, the manifest and the tokenizer's files are plain files of the docs folder, which both
     engines publish: each page links the same copies, and each leads to a file."""
+
     def copies(site: Path, page: str) -> list[Path]:
         folder = (site / page.removesuffix(".md").removesuffix("index")).resolve()
-        return [(folder / link["href"]).resolve() for link in article(site, page).select("a[href]")
-                if "generated/" in str(link["href"]) and "://" not in str(link["href"])]
+        return [
+            (folder / link["href"]).resolve()
+            for link in article(site, page).select("a[href]")
+            if "generated/" in str(link["href"]) and "://" not in str(link["href"])
+        ]
 
     for page in PAGES:
         mkdocs, zensical = copies(built_site, page), copies(zensical_site, page)
         assert [path.relative_to(zensical_site) for path in zensical] == [
-            path.relative_to(built_site.resolve()) for path in mkdocs], f"{page}: other copies linked"
+            path.relative_to(built_site.resolve()) for path in mkdocs
+        ], f"{page}: other copies linked"
         for path in zensical:
             assert path.is_file(), f"{page}: {path.relative_to(zensical_site)} is not in the Zensical build"
     assert any(copies(zensical_site, page) for page in PAGES), "no page links a copy: nothing was compared"
@@ -101,8 +114,9 @@ def internal_links(site: Path, page: Path) -> list[tuple[str, Path]]:
     """Each link and source of a built page that stays inside the site, with the file it must lead to."""
     document = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
     found = []
-    addresses = [str(element[attribute]) for attribute in ("href", "src")
-                 for element in document.find_all(**{attribute: True})]
+    addresses = [
+        str(element[attribute]) for attribute in ("href", "src") for element in document.find_all(**{attribute: True})
+    ]
     for address in addresses:
         parsed = urlsplit(address)
         if parsed.scheme or parsed.netloc or not parsed.path:
@@ -118,9 +132,14 @@ def internal_links(site: Path, page: Path) -> list[tuple[str, Path]]:
 def test_no_link_of_either_build_leads_nowhere(built_site: Path, zensical_site: Path, engine: str) -> None:
     site = (built_site if engine == "mkdocs" else zensical_site).resolve()
     pages = sorted(site.rglob("*.html"))
-    broken = [f"{page.relative_to(site)}: {address}" for page in pages for address, path in internal_links(site, page)
-              if not path.is_file()]
+    broken = [
+        f"{page.relative_to(site)}: {address}"
+        for page in pages
+        for address, path in internal_links(site, page)
+        if not path.is_file()
+    ]
     listed = re.findall(r"\]\(<?(http://127\.0\.0\.1:8000/[^)>]*)>?\)", (site / "llms.txt").read_text(encoding="utf-8"))
-    broken += [f"llms.txt: {url}" for url in listed
-               if not (site / url.removeprefix("http://127.0.0.1:8000/")).is_file()]
+    broken += [
+        f"llms.txt: {url}" for url in listed if not (site / url.removeprefix("http://127.0.0.1:8000/")).is_file()
+    ]
     assert pages and listed and not broken, "links that lead nowhere:\n" + "\n".join(broken)

@@ -39,8 +39,11 @@ FIRST_IDS = """() => new Promise(resolve => {
 CONDITIONS: list[tuple[str, int, dict[str, Any] | None]] = [
     ("loopback", 1, None),
     ("loopback, processor 4x slower", 4, None),
-    ("10 Mbit/s down, 40 ms round trips", 1, {"offline": False, "latency": 40, "downloadThroughput": 1.25e6,
-                                              "uploadThroughput": 0.6e6}),
+    (
+        "10 Mbit/s down, 40 ms round trips",
+        1,
+        {"offline": False, "latency": 40, "downloadThroughput": 1.25e6, "uploadThroughput": 0.6e6},
+    ),
 ]
 
 

@@ -45,8 +45,10 @@ def tokenizer_classes() -> dict[str, list[tuple[int, int]]]:
     from tokenizers import Regex, normalizers  # only here: the script's block is read without it
 
     text = every_code_point()
-    return {name: ranges(sorted(map(ord, normalizers.Replace(Regex(outside), "").normalize_str(text))))
-            for name, outside in OUTSIDE.items()}
+    return {
+        name: ranges(sorted(map(ord, normalizers.Replace(Regex(outside), "").normalize_str(text))))
+        for name, outside in OUTSIDE.items()
+    }
 
 
 def block(classes: dict[str, list[tuple[int, int]]]) -> str:

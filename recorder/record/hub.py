@@ -31,13 +31,17 @@ PREFETCHED = ("config.json", WEIGHTS_FILE)
 LIBRARIES = ("huggingface_hub", "httpx", "httpcore", "h11")
 RETRY = "Check the network and run `make record` again."
 CHECK_HUB = "If HF_ENDPOINT is set, check that the hub it names"
-GET_IT = ("Either connect to the network and run `make record` again, or point HF_HOME (or HF_HUB_CACHE) at a cache "
-          f"that holds it, for example one filled elsewhere with `hf download {MODEL_ID} --revision {REVISION}`.")
+GET_IT = (
+    "Either connect to the network and run `make record` again, or point HF_HOME (or HF_HUB_CACHE) at a cache "
+    f"that holds it, for example one filled elsewhere with `hf download {MODEL_ID} --revision {REVISION}`."
+)
 # Offline, a tokenizer is loaded from what `tokenizer_snapshot` can put in the cache, and nothing else.
-TOKENIZER_FILES_ONLY = (f"Offline, a snippet that loads only the tokenizer can count on GPT-2's vocab.json and merges.txt "
-                        f"alone: load it from them, as GPT2Tokenizer.from_pretrained({MODEL_ID!r}, revision=REVISION) "
-                        f"does (AutoTokenizer also reads config.json, and a name other than {MODEL_ID!r} is another "
-                        "repository). ")
+TOKENIZER_FILES_ONLY = (
+    f"Offline, a snippet that loads only the tokenizer can count on GPT-2's vocab.json and merges.txt "
+    f"alone: load it from them, as GPT2Tokenizer.from_pretrained({MODEL_ID!r}, revision=REVISION) "
+    f"does (AutoTokenizer also reads config.json, and a name other than {MODEL_ID!r} is another "
+    "repository). "
+)
 
 
 class ModelUnavailable(RecorderError):
@@ -51,8 +55,10 @@ class DownloadFailed(RecorderError):
 def _not_cached(what: str) -> ModelUnavailable:
     from huggingface_hub import constants
 
-    return ModelUnavailable(f"{what} ({MODEL_ID} at revision {REVISION}) is not in the Hugging Face cache at "
-                            f"{constants.HF_HUB_CACHE} and the hub cannot be reached. {GET_IT}")
+    return ModelUnavailable(
+        f"{what} ({MODEL_ID} at revision {REVISION}) is not in the Hugging Face cache at "
+        f"{constants.HF_HUB_CACHE} and the hub cannot be reached. {GET_IT}"
+    )
 
 
 def hub_reachable() -> bool:
@@ -61,8 +67,9 @@ def hub_reachable() -> bool:
         return False
     url = urlparse(_endpoint())
     try:
-        socket.create_connection((url.hostname, url.port or (443 if url.scheme == "https" else 80)),
-                                 timeout=PROBE_SECONDS).close()
+        socket.create_connection(
+            (url.hostname, url.port or (443 if url.scheme == "https" else 80)), timeout=PROBE_SECONDS
+        ).close()
     except OSError:
         return False
     return True
@@ -118,11 +125,16 @@ def fetch_pinned(report: Callable[[str], None]) -> None:
         except Exception as error:
             failure = f"{doing} failed: {_cause(error)}. {RETRY}"
             for kind, lacks in (
-                (errors.RevisionNotFoundError, f"no revision {REVISION} of {MODEL_ID}. Check the revision pinned in "
-                                               f"recorder/pinned.py and in the snippets. {CHECK_HUB} has it"),
+                (
+                    errors.RevisionNotFoundError,
+                    f"no revision {REVISION} of {MODEL_ID}. Check the revision pinned in "
+                    f"recorder/pinned.py and in the snippets. {CHECK_HUB} has it",
+                ),
                 (errors.RepositoryNotFoundError, f"no model {MODEL_ID} or refuses access to it. {CHECK_HUB} serves it"),
-                (errors.RemoteEntryNotFoundError, f"no {name} in {MODEL_ID} at revision {REVISION}. {CHECK_HUB} holds "
-                                                  "the whole model"),
+                (
+                    errors.RemoteEntryNotFoundError,
+                    f"no {name} in {MODEL_ID} at revision {REVISION}. {CHECK_HUB} holds the whole model",
+                ),
             ):
                 if isinstance(error, kind):
                     failure = f"the hub at {_endpoint()} has {lacks}; then run `make record` again."
@@ -139,8 +151,10 @@ def hub_failure(error: BaseException, source: str, loads: Loads | None) -> Downl
     if constants.HF_HUB_OFFLINE:
         where = f"offline, from the Hugging Face cache at {constants.HF_HUB_CACHE}"
         fix = (TOKENIZER_FILES_ONLY if loads == "tokenizer" else "") + GET_IT
-    return DownloadFailed(f"{source} could not get the model's files {where}: {_cause(error)}. "
-                          f"The hub, the network or the cache failed, not the snippet's code. {fix}")
+    return DownloadFailed(
+        f"{source} could not get the model's files {where}: {_cause(error)}. "
+        f"The hub, the network or the cache failed, not the snippet's code. {fix}"
+    )
 
 
 def _hub_links(error: BaseException) -> list[BaseException]:
@@ -188,7 +202,8 @@ class _Watch:
         elif now - self.silent_since >= SILENT_SECONDS:  # else six attempts: http_backoff's max_retries, no setting's
             raise DownloadFailed(
                 f"the hub at {_endpoint()} sent no answer in {now - self.silent_since:.0f} s, and was not asked "
-                f"again ({request.method} {request.url}). {CHECK_HUB} is up")
+                f"again ({request.method} {request.url}). {CHECK_HUB} is up"
+            )
         if request.method != "GET":
             return
         url, resumed = str(request.url), re.fullmatch(r"bytes=(\d+)-.*", request.headers.get("Range", ""))
@@ -197,8 +212,10 @@ class _Watch:
         stuck = 0 if start > furthest else stuck + 1
         if stuck >= RETRIES:  # file_download.http_get resets its own count on any data, even the same bytes again
             last = sys.exception()  # a retry is sent while huggingface_hub handles the previous attempt's error
-            raise DownloadFailed(f"the connection broke {stuck + 1} times in a row with no more than {furthest:,} "
-                                 f"bytes of {url} downloaded" + (f"; the last time: {_one_line(last)}" if last else ""))
+            raise DownloadFailed(
+                f"the connection broke {stuck + 1} times in a row with no more than {furthest:,} "
+                f"bytes of {url} downloaded" + (f"; the last time: {_one_line(last)}" if last else "")
+            )
         self.kept[url] = (max(start, furthest), stuck)
 
     def response(self, response: httpx.Response) -> None:
@@ -223,8 +240,10 @@ def loaded_snapshot(namespaces: list[dict[str, Any]]) -> Path:
     for model in models:
         loaded = (model.name_or_path, getattr(model.config, "_commit_hash", None))
         if loaded != (MODEL_ID, REVISION):
-            raise RecorderError(f"the snippets loaded {loaded[0]} at revision {loaded[1]}, not {MODEL_ID} at the "
-                                f"pinned {REVISION}. Load it with from_pretrained({MODEL_ID!r}, revision=REVISION).")
+            raise RecorderError(
+                f"the snippets loaded {loaded[0]} at revision {loaded[1]}, not {MODEL_ID} at the "
+                f"pinned {REVISION}. Load it with from_pretrained({MODEL_ID!r}, revision=REVISION)."
+            )
     return _snapshot()  # where `configure` or `fetch_pinned` made sure the weights are
 
 
@@ -258,8 +277,11 @@ def packaged_tokenizer_files() -> dict[str, Path]:
 def digests(snapshot: Path, names: tuple[str, ...] | None = None, *, pinned: bool) -> dict[str, str]:
     """The sha256 of `names` in `snapshot`, or of its every file. With `pinned`, one unlike GPT-2's at the pinned
     revision is refused: each of `names`, or of every file (what a loaded model came with) the weights."""
-    found = {name: sha256_file(snapshot / name) for name in names or sorted(os.listdir(snapshot))
-             if (snapshot / name).is_file()}
+    found = {
+        name: sha256_file(snapshot / name)
+        for name in names or sorted(os.listdir(snapshot))
+        if (snapshot / name).is_file()
+    }
     for name in (names or (WEIGHTS_FILE,)) if pinned else ():
         if name in found:
             _refuse_unpinned(snapshot / name, found[name])
@@ -272,6 +294,8 @@ def _refuse_unpinned(path: Path, digest: str) -> None:
     expected = WEIGHTS_SHA256 if weights else FILE_SHA256[path.name]
     if digest != expected:
         what = "the pinned GPT-2 weights" if weights else f"that of GPT-2's {path.name} at the pinned revision"
-        raise RecorderError(f"{path} has sha256 {digest}, not {what} ({expected}). A test checkpoint's {path.name} "
-                            f"or a damaged download is never recorded. Delete {path.parent.parent.parent} and run "
-                            "`make record` with network access.")
+        raise RecorderError(
+            f"{path} has sha256 {digest}, not {what} ({expected}). A test checkpoint's {path.name} "
+            f"or a damaged download is never recorded. Delete {path.parent.parent.parent} and run "
+            "`make record` with network access."
+        )

@@ -30,18 +30,34 @@ def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
     markdown = project.page(part.page)[0]
     blocks = [directive for directive in parse(markdown) if isinstance(directive, Listing)]
     section = _section_reader(project)  # checks each include, before _imports reads it
-    examples = [_cell(section(block), f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}",
-                      [{"output_type": "stream", "name": "stdout", "text": recorded.output(block.name)}]
-                      if isinstance(block, Example) else [])
-                for number, block in enumerate(blocks, 1)]
+    examples = [
+        _cell(
+            section(block),
+            f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}",
+            [{"output_type": "stream", "name": "stdout", "text": recorded.output(block.name)}]
+            if isinstance(block, Example)
+            else [],
+        )
+        for number, block in enumerate(blocks, 1)
+    ]
     imports, pins = _imports(recorded.root, blocks)
     _check_runs(part, ["\n".join(imports), *(cell["source"] for cell in examples)], blocks)
     introduction = _introduction(markdown, recorded, blocks)
-    cells = [{"cell_type": "markdown", "id": "about", "metadata": {}, "source": introduction},
-             _cell("%pip install " + " ".join(pins), "install"), _cell("\n".join(imports), "imports"), *examples]
-    notebook = {"nbformat": 4, "nbformat_minor": 5, "cells": cells, "metadata": {
-        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-        "language_info": {"name": "python"}}}
+    cells = [
+        {"cell_type": "markdown", "id": "about", "metadata": {}, "source": introduction},
+        _cell("%pip install " + " ".join(pins), "install"),
+        _cell("\n".join(imports), "imports"),
+        *examples,
+    ]
+    notebook = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+        },
+    }
     return f"{nbformat.writes(nbformat.from_dict(notebook))}\n".encode()  # its schema is checked by the tests
 
 
@@ -59,23 +75,35 @@ def _check_runs(part: Part, sources: list[str], blocks: list[Listing]) -> None:
         if missing := sorted(_globals_used(table) - known - defined):
             block = blocks[number - 1]
             shown = f"{SNIPPETS_DIR}/{block.file}" + (f":{block.section}" if block.section else "")
-            raise NotebookError(f"docs/{part.page}: its notebook would stop at `{shown}`: name `{missing[0]}` is "
-                                "defined by no block the page shows before it. Show the lines that define it first "
-                                "(a `{{ code ... }}` directive), or widen that block's section to include them.")
+            raise NotebookError(
+                f"docs/{part.page}: its notebook would stop at `{shown}`: name `{missing[0]}` is "
+                "defined by no block the page shows before it. Show the lines that define it first "
+                "(a `{{ code ... }}` directive), or widen that block's section to include them."
+            )
         known |= defined
 
 
 def _globals_used(table: symtable.SymbolTable) -> set[str]:
     """The global names a cell's code reads, in its functions and comprehensions too."""
-    found = {symbol.get_name() for symbol in table.get_symbols() if symbol.is_referenced() and (
-        symbol.is_global() if table.get_type() != "module" else not (symbol.is_assigned() or symbol.is_imported()))}
+    found = {
+        symbol.get_name()
+        for symbol in table.get_symbols()
+        if symbol.is_referenced()
+        and (symbol.is_global() if table.get_type() != "module" else not (symbol.is_assigned() or symbol.is_imported()))
+    }
     return found.union(*(_globals_used(child) for child in table.get_children()))
 
 
 def _cell(source: str, cell_id: str, outputs: list[dict[str, str]] | None = None) -> dict[str, Any]:
     """A code cell as nbformat's schema has it."""
-    return {"cell_type": "code", "execution_count": None, "id": cell_id[:64].replace("_", "-"), "metadata": {},
-            "outputs": outputs or [], "source": source}
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": cell_id[:64].replace("_", "-"),
+        "metadata": {},
+        "outputs": outputs or [],
+        "source": source,
+    }
 
 
 def problems(project: Project, recorded: Recorded) -> list[store.Problem]:
@@ -83,8 +111,10 @@ def problems(project: Project, recorded: Recorded) -> list[store.Problem]:
     found = []
     for path, shown, part in _notebooks(project):
         if part is None:
-            found.append(f"{shown} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). Delete it, or run "
-                         "`make record`, which does.")
+            found.append(
+                f"{shown} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). Delete it, or run "
+                "`make record`, which does."
+            )
             continue
         try:
             expected = generate(project, recorded, part)
@@ -96,9 +126,11 @@ def problems(project: Project, recorded: Recorded) -> list[store.Problem]:
         if not path.exists():
             found.append(f"{shown} is missing. Run `make record` and commit it.")
         elif path.read_bytes() != expected:
-            found.append(f"{shown} differs from what `make record` generates from docs/{part.page}, its snippets and "
-                         f"{snippets.REQUIREMENTS} (edited by hand, or not regenerated). Notebooks are never edited: "
-                         "run `make record` and commit it.")
+            found.append(
+                f"{shown} differs from what `make record` generates from docs/{part.page}, its snippets and "
+                f"{snippets.REQUIREMENTS} (edited by hand, or not regenerated). Notebooks are never edited: "
+                "run `make record` and commit it."
+            )
     return [store.Problem("*", message) for message in found]
 
 
@@ -131,8 +163,9 @@ def _notebooks(project: Project) -> list[tuple[Path, str, Part | None]]:
 
 def _section_reader(project: Project) -> Callable[[Listing], str]:
     """Reads a block's code exactly as the page's `--8<--` include does, with its settings."""
-    reader = Markdown(extensions=["pymdownx.snippets"],
-                      extension_configs={"pymdownx.snippets": project.snippet_settings()}).preprocessors["snippet"]
+    reader = Markdown(
+        extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": project.snippet_settings()}
+    ).preprocessors["snippet"]
     # The lines between the fences of the block the page shows.
     return lambda block: "\n".join(reader.run(fence(project.root, block.file, block.section)[1:-1])).strip("\n")
 

@@ -82,8 +82,9 @@ class Project:
         try:
             config = yaml.load(path.read_text(encoding="utf-8"), Loader=_ConfigLoader) or {}  # noqa: S506 (safe)
         except FileNotFoundError:
-            raise ProjectError(f"{path} does not exist. Build from the project's folder, or name its "
-                               "configuration with `-f`.") from None
+            raise ProjectError(
+                f"{path} does not exist. Build from the project's folder, or name its configuration with `-f`."
+            ) from None
         except yaml.YAMLError as error:
             raise ProjectError(f"{path.name} is not valid YAML ({error}).") from None
         if not isinstance(config, dict):
@@ -128,11 +129,15 @@ class Project:
         for name in snippets.parts(self.root):
             page = f"{name}.md"
             if not (self.docs_dir / page).is_file():
-                raise ProjectError(f"{SNIPPETS_DIR}/{name}/ has no page: a part is a page, a folder and a line in "
-                                   f"`nav:`. Write {docs}/{page}, or move the folder's snippets into a part's folder.")
+                raise ProjectError(
+                    f"{SNIPPETS_DIR}/{name}/ has no page: a part is a page, a folder and a line in "
+                    f"`nav:`. Write {docs}/{page}, or move the folder's snippets into a part's folder."
+                )
             if page not in titles:
-                raise ProjectError(f"{docs}/{page} is not in `nav:` of {self.config_file.name}: a part is a page, a "
-                                   f'folder and a line in `nav:`. Add `- "Part N: Title": {page}` there.')
+                raise ProjectError(
+                    f"{docs}/{page} is not in `nav:` of {self.config_file.name}: a part is a page, a "
+                    f'folder and a line in `nav:`. Add `- "Part N: Title": {page}` there.'
+                )
             found.append(Part(name, page, titles[page]))
         order = list(titles)
         return sorted(found, key=lambda part: order.index(part.page))
@@ -146,7 +151,7 @@ def split_front_matter(text: str) -> tuple[str, dict[str, Any]]:
         meta = yaml.safe_load(match.group(1))
     except yaml.YAMLError:
         return text, {}
-    return (text[match.end():], meta) if isinstance(meta, dict) else (text, {})
+    return (text[match.end() :], meta) if isinstance(meta, dict) else (text, {})
 
 
 def pages_of(nav: Any, title: str = "") -> list[tuple[str, str]]:
@@ -168,18 +173,23 @@ def plugin_options(config_name: str, config: dict[str, Any]) -> Any:
             return {}
         if isinstance(entry, dict) and PLUGIN in entry:
             return entry[PLUGIN]
-    raise ProjectError(f"{config_name} does not list the `{PLUGIN}` plugin under `plugins:`, which holds the record "
-                       f"step's options. Add `- {PLUGIN}:` with its options.")
+    raise ProjectError(
+        f"{config_name} does not list the `{PLUGIN}` plugin under `plugins:`, which holds the record "
+        f"step's options. Add `- {PLUGIN}:` with its options."
+    )
 
 
 def validated(config_name: str, options: Any) -> Options:
     """The plugin's options, checked; an error names the configuration file and the option."""
+
     def refused(option: str, problem: str) -> ProjectError:
         return ProjectError(f"{config_name}: plugin `{PLUGIN}`, option `{option}`: {problem}")
 
     if not isinstance(options, dict | None):
-        raise ProjectError(f"{config_name}: plugin `{PLUGIN}` takes its options as a mapping, "
-                           f"`- {PLUGIN}:` followed by indented `name: value` lines.")
+        raise ProjectError(
+            f"{config_name}: plugin `{PLUGIN}` takes its options as a mapping, "
+            f"`- {PLUGIN}:` followed by indented `name: value` lines."
+        )
     options = dict(options or {})
     options.pop("enabled", None)  # the engine's own switch for every plugin
     if unknown := sorted(set(options) - set(Options.__dataclass_fields__)):
@@ -192,11 +202,16 @@ def validated(config_name: str, options: Any) -> Options:
         raise refused("published_with", "expected a mapping of outputs to what the article states for each.")
     for output, versions in stated.items():
         if not isinstance(versions, dict) or not versions:
-            raise refused("published_with", f'{output}: name each package with its version, quoted, e.g. '
-                                            '{transformers: "5.17.0"}')
+            raise refused(
+                "published_with",
+                f'{output}: name each package with its version, quoted, e.g. {{transformers: "5.17.0"}}',
+            )
         for package, version in versions.items():
             if not isinstance(version, str):  # YAML reads 5.10 as the number 5.1
-                raise refused("published_with", f"{output}: the version of `{package}` is {version!r}, a "
-                                                f"{type(version).__name__}, not text: quote it as the article states "
-                                                f'it, e.g. {package}: "5.17.0"')
+                raise refused(
+                    "published_with",
+                    f"{output}: the version of `{package}` is {version!r}, a "
+                    f"{type(version).__name__}, not text: quote it as the article states "
+                    f'it, e.g. {package}: "5.17.0"',
+                )
     return Options(**options)

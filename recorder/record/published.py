@@ -35,8 +35,9 @@ def form(line: str) -> str:
 def lines_depending_on_weights(texts: list[str]) -> set[int]:
     """The lines (from 1) that outputs of one snippet printed with different weights do not all print alike: the
     lines that depend on weight values. The outputs have as many lines each."""
-    return {number for number, lines in enumerate(zip(*(text.splitlines() for text in texts)), 1)
-            if len(set(lines)) > 1}
+    return {
+        number for number, lines in enumerate(zip(*(text.splitlines() for text in texts)), 1) if len(set(lines)) > 1
+    }
 
 
 def check(name: str, expected_text: str, trials: list[str], *, label: str) -> tuple[int, int]:
@@ -44,18 +45,24 @@ def check(name: str, expected_text: str, trials: list[str], *, label: str) -> tu
     depend on weights but have the same form."""
     expected, runs = expected_text.splitlines(), [trial.splitlines() for trial in trials]
     if any(len(run) != len(expected) for run in runs):
-        raise RecorderError(f"{label} has {len(expected)} lines but snippets/{name}.py prints "
-                            f"{len(runs[0])}. Make the snippet print what {label} shows.")
+        raise RecorderError(
+            f"{label} has {len(expected)} lines but snippets/{name}.py prints "
+            f"{len(runs[0])}. Make the snippet print what {label} shows."
+        )
     depends = lines_depending_on_weights(trials)
     for number, (line, printed) in enumerate(zip(expected, runs[0]), 1):
         if number not in depends and line != printed:
-            raise RecorderError(f"{label} line {number} is {line!r}, but snippets/{name}.py prints {printed!r}, "
-                                "and that line does not depend on weight values. "
-                                f"Fix the snippet (or {label}, if it was copied wrongly).")
+            raise RecorderError(
+                f"{label} line {number} is {line!r}, but snippets/{name}.py prints {printed!r}, "
+                "and that line does not depend on weight values. "
+                f"Fix the snippet (or {label}, if it was copied wrongly)."
+            )
         if form(line) != form(printed):
-            raise RecorderError(f"{label} line {number} is {line!r}, which does not have the form of what "
-                                f"snippets/{name}.py prints ({printed!r}). "
-                                f"Make the snippet format its numbers as {label} does.")
+            raise RecorderError(
+                f"{label} line {number} is {line!r}, which does not have the form of what "
+                f"snippets/{name}.py prints ({printed!r}). "
+                f"Make the snippet format its numbers as {label} does."
+            )
     return len(expected) - len(depends), len(depends)
 
 
@@ -77,8 +84,12 @@ def run_trials(root: Path, names: list[str], hub_caches: list[Path], timeout: fl
         os.environ["HF_HUB_CACHE"] = str(cache)
         if constants := sys.modules.get("huggingface_hub.constants"):  # read once imported; the loaders read it here
             constants.HF_HUB_CACHE = str(cache)
-        runs = run_all(root, [snippets[name] for name in names], timeout=timeout,
-                       report=lambda line: print(line, file=sys.stderr, flush=True))
+        runs = run_all(
+            root,
+            [snippets[name] for name in names],
+            timeout=timeout,
+            report=lambda line: print(line, file=sys.stderr, flush=True),
+        )
         outputs.append({run.snippet.name: run.stdout.decode() for run in runs})
     return outputs
 
@@ -128,15 +139,18 @@ def stand_in_checkpoints(report: Report) -> Iterator[list[Path]]:
         yield list(seeds)
 
 
-def attach(root: Path, targets: list[Snippet], *, timeout: float,
-           report: Report) -> dict[str, tuple[bytes, dict[str, Any]]]:
+def attach(
+    root: Path, targets: list[Snippet], *, timeout: float, report: Report
+) -> dict[str, tuple[bytes, dict[str, Any]]]:
     """Each of `targets`' published output by name, checked against stand-ins, with its manifest entry's own fields."""
     (article, statements), texts = article_statements(root), {}
     for snippet in targets:
         if not (path := root / PUBLISHED_DIR / f"{snippet.name}.txt").exists():
-            raise RecorderError(f"{snippet.relative(root)} needs GPT-2's weights and {path.relative_to(root)} "
-                                "does not exist: only outputs the article published can be attached. Record it "
-                                "for real with network access (`make record`).")
+            raise RecorderError(
+                f"{snippet.relative(root)} needs GPT-2's weights and {path.relative_to(root)} "
+                "does not exist: only outputs the article published can be attached. Record it "
+                "for real with network access (`make record`)."
+            )
         texts[snippet.name] = path.read_text(encoding="utf-8")
     with stand_in_checkpoints(report) as caches:
         trials = trial_outputs(root, list(texts), caches, timeout)
@@ -145,11 +159,19 @@ def attach(root: Path, targets: list[Snippet], *, timeout: float,
         name, label = snippet.name, f"{PUBLISHED_DIR}/{snippet.name}.txt"
         exact, by_form = check(name, texts[name], [trial[name] for trial in trials], label=label)
         report(f"{snippet.relative(root)}: {exact} line(s) equal, {by_form} weight-dependent line(s) of the same form")
-        attached[name] = (texts[name].encode(), {
-            "model": {"id": MODEL_ID, "revision": REVISION, "files": None},
-            "published": {"text": label, "article": article, "stated": statements.get(name, {}),
-                          "exact_lines": exact, "weight_dependent_lines": by_form},
-        })
+        attached[name] = (
+            texts[name].encode(),
+            {
+                "model": {"id": MODEL_ID, "revision": REVISION, "files": None},
+                "published": {
+                    "text": label,
+                    "article": article,
+                    "stated": statements.get(name, {}),
+                    "exact_lines": exact,
+                    "weight_dependent_lines": by_form,
+                },
+            },
+        )
     return attached
 
 
@@ -162,15 +184,20 @@ def article_statements(root: Path) -> tuple[str, dict[str, dict[str, str]]]:
     options = Project.load(root).options
     for name in options.published_with:
         if not (root / PUBLISHED_DIR / f"{name}.txt").exists():
-            raise RecorderError(f"{CONFIG_FILE}: `published_with` names {name}, but {PUBLISHED_DIR}/{name}.txt "
-                                "does not exist. Name only outputs the article published.")
+            raise RecorderError(
+                f"{CONFIG_FILE}: `published_with` names {name}, but {PUBLISHED_DIR}/{name}.txt "
+                "does not exist. Name only outputs the article published."
+            )
     return options.published_article, {name: dict(stated) for name, stated in options.published_with.items()}
 
 
 def to_confirm(snippets: dict[str, Snippet], entries: dict[str, Any]) -> list[Snippet]:
     """Outputs taken from the published run are re-executed whenever GPT-2 can be loaded."""
-    pending = [snippet for name, snippet in snippets.items()
-               if snippet.loads == "weights" and entries.get(name, {}).get("origin") == "published"]
+    pending = [
+        snippet
+        for name, snippet in snippets.items()
+        if snippet.loads == "weights" and entries.get(name, {}).get("origin") == "published"
+    ]
     return pending if pending and hub.model_within_reach() else []
 
 
@@ -179,15 +206,19 @@ def compare(root: Path, runs: list[Run], entries: dict[str, Any], report: Report
     for run in runs:
         if entries.get(run.snippet.name, {}).get("origin") == "published":
             old = store.output_path(root, run.snippet.name).read_bytes()
-            report(f"  confirmed: {run.snippet.relative(root)} prints exactly the published output" if old == run.stdout
-                   else f"  DIFFERENT: {run.snippet.relative(root)} now prints, on the real model:\n"
-                        f"{run.stdout.decode()}  instead of the published:\n{old.decode()}")
+            report(
+                f"  confirmed: {run.snippet.relative(root)} prints exactly the published output"
+                if old == run.stdout
+                else f"  DIFFERENT: {run.snippet.relative(root)} now prints, on the real model:\n"
+                f"{run.stdout.decode()}  instead of the published:\n{old.decode()}"
+            )
 
 
 def offline_hint(root: Path, targets: list[Snippet]) -> str:
     """What to do instead when GPT-2 is out of reach, for those of `targets` the article published."""
     if published := [s.name for s in targets if (root / PUBLISHED_DIR / f"{s.name}.txt").exists()]:
-        return (f"\nOr, to attach the article's published outputs for {', '.join(published)} "
-                "after checking them against stand-in checkpoints: `make record PUBLISHED=1`.")
+        return (
+            f"\nOr, to attach the article's published outputs for {', '.join(published)} "
+            "after checking them against stand-in checkpoints: `make record PUBLISHED=1`."
+        )
     return ""
-

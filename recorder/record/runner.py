@@ -28,8 +28,12 @@ from recorder.record.snippets import Snippet, import_path
 Report = Callable[[str], None]  # where progress lines go: print, or a test's list
 Result = TypeVar("Result")
 MAX_OUTPUT_BYTES = 64 * 1024  # more is a runaway loop, not something to put on a page
-QUIET_LIBRARIES = {"HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_VERBOSITY": "error",
-                   "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1", "TOKENIZERS_PARALLELISM": "false"}
+QUIET_LIBRARIES = {
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
 
 
 class _Stopped(BaseException):  # not an Exception, which a snippet's own `except Exception` would swallow
@@ -52,16 +56,20 @@ def quiet_libraries() -> None:
 class _CappedBuffer(io.BytesIO):
     def write(self, data: Any) -> int:
         if self.tell() + len(data) > MAX_OUTPUT_BYTES:  # in the snippet's print: before a runaway loop fills memory
-            raise _Stopped(f"printed more than {MAX_OUTPUT_BYTES:,} bytes, more than a page shows. "
-                           "Print less (a slice, a shape, a summary).")
+            raise _Stopped(
+                f"printed more than {MAX_OUTPUT_BYTES:,} bytes, more than a page shows. "
+                "Print less (a slice, a shape, a summary)."
+            )
         return super().write(data)
 
 
 @contextlib.contextmanager
 def _deadline(seconds: float) -> Iterator[None]:
     def expire(signum: int, frame: FrameType | None) -> None:
-        raise _Stopped(f"did not finish within {seconds:g} s. Make it faster, or raise the limit with "
-                       "`make record TIMEOUT=<seconds>`.")
+        raise _Stopped(
+            f"did not finish within {seconds:g} s. Make it faster, or raise the limit with "
+            "`make record TIMEOUT=<seconds>`."
+        )
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -77,8 +85,11 @@ def snippet_modules(snippets_dir: Path) -> dict[str, ModuleType]:
     # By the text of their paths, which come from the resolved folders on sys.path: not by resolving the path of
     # each of the thousands of modules torch brings, once after every snippet.
     folder = f"{snippets_dir.resolve()}{os.sep}"
-    return {name: module for name, module in list(sys.modules.items())
-            if (path := getattr(module, "__file__", None)) and os.path.abspath(path).startswith(folder)}
+    return {
+        name: module
+        for name, module in list(sys.modules.items())
+        if (path := getattr(module, "__file__", None)) and os.path.abspath(path).startswith(folder)
+    }
 
 
 @contextlib.contextmanager
@@ -107,13 +118,17 @@ def _raised(error: Exception, snippet: Snippet, source: str, stderr: bytes) -> R
     """An error a snippet raised, told with the snippet's own lines of its traceback (not the runner's or the
     libraries'), what the snippet wrote to stderr, and how to check a fix."""
     folder = snippet.path.parents[1].resolve()
-    lines = [f'  File "{path.relative_to(folder.parent)}", line {frame.lineno}\n    {frame.line}\n'
-             for frame in traceback.extract_tb(error.__traceback__)
-             if (path := Path(frame.filename).resolve()).is_relative_to(folder)]
+    lines = [
+        f'  File "{path.relative_to(folder.parent)}", line {frame.lineno}\n    {frame.line}\n'
+        for frame in traceback.extract_tb(error.__traceback__)
+        if (path := Path(frame.filename).resolve()).is_relative_to(folder)
+    ]
     written = stderr.decode("utf-8", errors="replace").strip()
-    return RecorderError(f"{source} raised an error:\n{''.join(lines + traceback.format_exception_only(error))}"
-                         + (f"\nWhat it wrote to stderr:\n{written}\n" if written else "")
-                         + f"Fix the snippet, check it with `python {source}`, then run `make record`.")
+    return RecorderError(
+        f"{source} raised an error:\n{''.join(lines + traceback.format_exception_only(error))}"
+        + (f"\nWhat it wrote to stderr:\n{written}\n" if written else "")
+        + f"Fix the snippet, check it with `python {source}`, then run `make record`."
+    )
 
 
 def _text(stdout: bytes, source: str) -> bytes:
@@ -121,16 +136,20 @@ def _text(stdout: bytes, source: str) -> bytes:
     try:
         stdout.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise RecorderError(f"{source} printed bytes that are not valid UTF-8 ({error.reason} at byte {error.start})."
-                            " Print text: decode bytes first, or print their repr().") from None
+        raise RecorderError(
+            f"{source} printed bytes that are not valid UTF-8 ({error.reason} at byte {error.start})."
+            " Print text: decode bytes first, or print their repr()."
+        ) from None
     return stdout
 
 
 def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
     printed, noise = _CappedBuffer(), io.BytesIO()
     # Streams like sys.stdout, `.buffer` included: the bytes written reach the buffers unchanged.
-    stdout, stderr = (io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogatepass", newline="",
-                                       write_through=True) for buffer in (printed, noise))
+    stdout, stderr = (
+        io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogatepass", newline="", write_through=True)
+        for buffer in (printed, noise)
+    )
     source = snippet.relative(root)
     _same_seeds()
     started = time.perf_counter()

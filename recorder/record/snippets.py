@@ -99,10 +99,17 @@ def _imported_names(tree: ast.AST) -> frozenset[tuple[str, str]]:
 
 def _pretrained_on(tree: ast.AST) -> frozenset[str]:
     """What `from_pretrained` is called on: a name imported from a module as it is named there, else "?"."""
-    imported_as = {alias.asname or alias.name: alias.name for node in ast.walk(tree)
-                   if isinstance(node, ast.ImportFrom) for alias in node.names}
-    return frozenset(imported_as.get(node.value.id, "?") if isinstance(node.value, ast.Name) else "?"
-                     for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "from_pretrained")
+    imported_as = {
+        alias.asname or alias.name: alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    return frozenset(
+        imported_as.get(node.value.id, "?") if isinstance(node.value, ast.Name) else "?"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == "from_pretrained"
+    )
 
 
 def _reaches_weights(module: str, name: str, pretrained: set[str]) -> bool:
@@ -124,8 +131,9 @@ def _loads(modules: list[_Module]) -> Loads | None:
 
 def parts(root: Path) -> list[str]:
     """The folders of snippets/, each a part of the series."""
-    return sorted(path.name for path in (root / SNIPPETS_DIR).iterdir()
-                  if path.is_dir() and not path.name.startswith((".", "_")))
+    return sorted(
+        path.name for path in (root / SNIPPETS_DIR).iterdir() if path.is_dir() and not path.name.startswith((".", "_"))
+    )
 
 
 def import_path(part: Path) -> list[Path]:
@@ -150,8 +158,13 @@ def discover(root: Path) -> dict[str, Snippet]:
             if stem not in imported:
                 modules = _closure(found, local)
                 third_party = set().union(*(module.imports for module in modules)) - set(local)
-                snippets[f"{part}/{stem}"] = Snippet(f"{part}/{stem}", found.path, tuple(m.path for m in modules),
-                                                     frozenset(third_party), _loads(modules))
+                snippets[f"{part}/{stem}"] = Snippet(
+                    f"{part}/{stem}",
+                    found.path,
+                    tuple(m.path for m in modules),
+                    frozenset(third_party),
+                    _loads(modules),
+                )
     return snippets
 
 
@@ -193,8 +206,11 @@ def release(version: str | None) -> str | None:
 
 def version_changes(recorded: Mapping[str, str | None], snippet: Snippet) -> list[tuple[str, str | None, str | None]]:
     """(package, recorded, installed) for each package whose release differs from the one `recorded` names."""
-    return [(package, recorded.get(package), installed) for package, installed in versions_for(snippet).items()
-            if release(recorded.get(package)) != release(installed)]
+    return [
+        (package, recorded.get(package), installed)
+        for package, installed in versions_for(snippet).items()
+        if release(recorded.get(package)) != release(installed)
+    ]
 
 
 def source_hashes(snippet: Snippet, root: Path) -> dict[str, str]:
@@ -222,5 +238,7 @@ def pins_providing(pinned: Mapping[str, str], module: str, importer: str) -> lis
     names = [module] if canonicalize_name(module) in pinned else metadata.packages_distributions().get(module, [])
     if found := [pinned[canonicalize_name(name)] for name in names if canonicalize_name(name) in pinned]:
         return found
-    raise RecorderError(f"{importer} imports `{module}`, which {REQUIREMENTS} does not pin. "
-                        "Pin the package that provides it there as NAME==VERSION.")
+    raise RecorderError(
+        f"{importer} imports `{module}`, which {REQUIREMENTS} does not pin. "
+        "Pin the package that provides it there as NAME==VERSION."
+    )

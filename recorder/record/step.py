@@ -47,8 +47,16 @@ def stale(root: Path, current: Recording, *, force: bool) -> list[Snippet]:
     return [snippet for name, snippet in current.snippets.items() if force or name in flagged]
 
 
-def entry(root: Path, snippet: Snippet, output: bytes, *, origin: str, seconds: float,
-          model: dict[str, Any] | None, **extra: Any) -> dict[str, Any]:
+def entry(
+    root: Path,
+    snippet: Snippet,
+    output: bytes,
+    *,
+    origin: str,
+    seconds: float,
+    model: dict[str, Any] | None,
+    **extra: Any,
+) -> dict[str, Any]:
     return {
         "source": snippet.relative(root),
         "output": store.output_path(root, snippet.name).relative_to(root).as_posix(),
@@ -75,8 +83,14 @@ def save(root: Path, current: Recording, fresh: dict[str, tuple[bytes, dict[str,
     current.manifest = entries
 
 
-def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
-           report: Report = print, pinned_files: bool = True) -> int:
+def record(
+    root: Path,
+    *,
+    force: bool = False,
+    timeout: float = DEFAULT_TIMEOUT,
+    report: Report = print,
+    pinned_files: bool = True,
+) -> int:
     """Re-run stale snippets and record them; returns how many were recorded.
 
     With `pinned_files=False` the files of GPT-2 loaded are hashed but not compared with the pinned sha256:
@@ -117,9 +131,24 @@ def record(root: Path, *, force: bool = False, timeout: float = DEFAULT_TIMEOUT,
             files = hub.digests(snapshot, pinned=pinned_files)
             models["weights"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "weights", "files": files}
         published.compare(root, runs, previous, report)
-        save(root, current, {run.snippet.name: (run.stdout, entry(
-            root, run.snippet, run.stdout, origin="executed", seconds=run.seconds, model=models[run.snippet.loads],
-        )) for run in runs})
+        save(
+            root,
+            current,
+            {
+                run.snippet.name: (
+                    run.stdout,
+                    entry(
+                        root,
+                        run.snippet,
+                        run.stdout,
+                        origin="executed",
+                        seconds=run.seconds,
+                        model=models[run.snippet.loads],
+                    ),
+                )
+                for run in runs
+            },
+        )
         report(f"recorded {len(runs)} of {len(snippets)} snippets into {OUTPUTS_DIR}/")
         return len(runs)
 
@@ -132,8 +161,13 @@ def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
             report("every model snippet's output is up to date; nothing to attach.")
             return 0
         attached = published.attach(root, targets, timeout=timeout, report=report)
-        save(root, current, {name: (output, entry(root, current.snippets[name], output, origin="published",
-                                                  seconds=0.0, **fields))
-                             for name, (output, fields) in attached.items()})
+        save(
+            root,
+            current,
+            {
+                name: (output, entry(root, current.snippets[name], output, origin="published", seconds=0.0, **fields))
+                for name, (output, fields) in attached.items()
+            },
+        )
         report(f"attached {len(attached)} published output(s)")
         return len(attached)

@@ -21,8 +21,16 @@ from packaging.utils import canonicalize_name
 
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, MODEL_ID, OUTPUTS_DIR, REVISION
-from recorder.record.snippets import (REQUIREMENTS, Snippet, discover, pins, release, sha256_file, source_hashes,
-                               version_changes)
+from recorder.record.snippets import (
+    REQUIREMENTS,
+    Snippet,
+    discover,
+    pins,
+    release,
+    sha256_file,
+    source_hashes,
+    version_changes,
+)
 
 TRANSACTION = ".transaction"
 READY = "READY"
@@ -61,8 +69,10 @@ def read_manifest(root: Path) -> dict[str, dict[str, Any]]:
     try:
         return parse_manifest(path.read_bytes()) if path.exists() else {}
     except (ValueError, KeyError, TypeError) as error:
-        raise RecordError(f"{path} is not a valid manifest ({error}). Restore it with "
-                          f"`git checkout -- {OUTPUTS_DIR}/{MANIFEST_NAME}`, then run `make record`.") from None
+        raise RecordError(
+            f"{path} is not a valid manifest ({error}). Restore it with "
+            f"`git checkout -- {OUTPUTS_DIR}/{MANIFEST_NAME}`, then run `make record`."
+        ) from None
 
 
 def manifest_bytes(entries: dict[str, dict[str, Any]]) -> bytes:
@@ -70,14 +80,18 @@ def manifest_bytes(entries: dict[str, dict[str, Any]]) -> bytes:
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-def problems(root: Path, snippets: dict[str, Snippet] | None = None,
-             entries: dict[str, dict[str, Any]] | None = None) -> list[Problem]:
+def problems(
+    root: Path, snippets: dict[str, Snippet] | None = None, entries: dict[str, dict[str, Any]] | None = None
+) -> list[Problem]:
     """Every way the recorded outputs disagree with the snippets, each with its fix (a record run passes
     the snippets and manifest it has read already)."""
     snippets = discover(root) if snippets is None else snippets
     if (outputs_dir(root) / TRANSACTION / READY).exists():
-        return [Problem("*", f"{OUTPUTS_DIR}/{TRANSACTION} holds an interrupted record run. "
-                             "Run `make record` to finish it.")]
+        return [
+            Problem(
+                "*", f"{OUTPUTS_DIR}/{TRANSACTION} holds an interrupted record run. Run `make record` to finish it."
+            )
+        ]
     entries = read_manifest(root) if entries is None else entries
     found = []
     for name, snippet in snippets.items():
@@ -86,28 +100,52 @@ def problems(root: Path, snippets: dict[str, Snippet] | None = None,
             found.append(Problem(name, f"{source} has no recorded output. Run `make record`."))
         elif sha256_file(output) != entry["output_sha256"]:
             shown = output.relative_to(root)
-            found.append(Problem(name, f"{shown} differs from what `make record` wrote (was it edited by hand?). "
-                                       f"Outputs are never edited: restore it with `git checkout -- {shown}` "
-                                       "or run `make record`."))
+            found.append(
+                Problem(
+                    name,
+                    f"{shown} differs from what `make record` wrote (was it edited by hand?). "
+                    f"Outputs are never edited: restore it with `git checkout -- {shown}` "
+                    "or run `make record`.",
+                )
+            )
         elif (hashes := source_hashes(snippet, root)) != entry["sources"]:
             changed = [path for path, digest in hashes.items() if entry["sources"].get(path) != digest]
             what = source if changed == [source] else f"{source}: {', '.join(changed) or 'its imports'}"
-            found.append(Problem(name, f"{what} changed since its output was recorded. "
-                                       "Run `make record` and commit the updated outputs/."))
+            found.append(
+                Problem(
+                    name,
+                    f"{what} changed since its output was recorded. Run `make record` and commit the updated outputs/.",
+                )
+            )
         elif (pinned := pinned_model(snippet)) != recorded_model(entry):
-            found.append(Problem(name, f"{source} was recorded against {_model_shown(recorded_model(entry))} and now "
-                                       f"loads {_model_shown(pinned)}. Run `make record` and commit the updated "
-                                       "outputs/."))
+            found.append(
+                Problem(
+                    name,
+                    f"{source} was recorded against {_model_shown(recorded_model(entry))} and now "
+                    f"loads {_model_shown(pinned)}. Run `make record` and commit the updated "
+                    "outputs/.",
+                )
+            )
         elif changes := version_changes(entry.get("versions") or {}, snippet):
             found.append(Problem(name, f"{source}: {version_advice(root, changes)}"))
-    found += [Problem(name, f"{OUTPUTS_DIR}/{MANIFEST_NAME} records `{name}`, but snippets/{name}.py does not "
-                            "exist. Run `make record` to drop its output.")
-              for name in sorted(set(entries) - set(snippets))]
+    found += [
+        Problem(
+            name,
+            f"{OUTPUTS_DIR}/{MANIFEST_NAME} records `{name}`, but snippets/{name}.py does not "
+            "exist. Run `make record` to drop its output.",
+        )
+        for name in sorted(set(entries) - set(snippets))
+    ]
     for path in orphans(root, snippets):
         name = path.relative_to(outputs_dir(root)).with_suffix("").as_posix()
         if name not in entries:
-            found.append(Problem("*", f"{path.relative_to(root)} belongs to no snippet (snippets/{name}.py does "
-                                      "not exist). Run `make record`, which removes it, or delete it."))
+            found.append(
+                Problem(
+                    "*",
+                    f"{path.relative_to(root)} belongs to no snippet (snippets/{name}.py does "
+                    "not exist). Run `make record`, which removes it, or delete it.",
+                )
+            )
     return found
 
 
@@ -130,21 +168,32 @@ def version_advice(root: Path, changes: list[tuple[str, str | None, str | None]]
     """Each package whose release changed, as `torch: recorded with 2.13.0+cpu, installed 2.12.0`, and what
     helps: an environment off requirements.txt's pins is reinstalled; a changed pin is recorded with."""
     pinned = pins(root)
-    listed = "; ".join(f"{package}: recorded with {recorded or 'none'}, installed {installed or 'none'}"
-                       for package, recorded, installed in changes)
-    off_pin = [pin for package, _, installed in changes
-               if (pin := pinned.get(canonicalize_name(package))) and release(installed) != pin.partition("==")[2]]
+    listed = "; ".join(
+        f"{package}: recorded with {recorded or 'none'}, installed {installed or 'none'}"
+        for package, recorded, installed in changes
+    )
+    off_pin = [
+        pin
+        for package, _, installed in changes
+        if (pin := pinned.get(canonicalize_name(package))) and release(installed) != pin.partition("==")[2]
+    ]
     if off_pin:
-        return (f"{listed}. This environment does not hold {REQUIREMENTS}'s {', '.join(off_pin)}: "
-                "reinstall it (`rm -r .venv`, then any `make` target), and the recorded outputs hold again.")
+        return (
+            f"{listed}. This environment does not hold {REQUIREMENTS}'s {', '.join(off_pin)}: "
+            "reinstall it (`rm -r .venv`, then any `make` target), and the recorded outputs hold again."
+        )
     return f"{listed}. Run `make record` to record with the installed versions, and commit the updated outputs/."
 
 
 def orphans(root: Path, snippets: dict[str, Snippet]) -> list[Path]:
     """Output files in outputs/ that no snippet owns, such as one a removed snippet left behind."""
     folder = outputs_dir(root)
-    return [path for path in sorted(folder.rglob("*.txt")) if TRANSACTION not in path.relative_to(folder).parts
-            and path.relative_to(folder).with_suffix("").as_posix() not in snippets]
+    return [
+        path
+        for path in sorted(folder.rglob("*.txt"))
+        if TRANSACTION not in path.relative_to(folder).parts
+        and path.relative_to(folder).with_suffix("").as_posix() not in snippets
+    ]
 
 
 def _fsync_dir(path: Path) -> None:
@@ -214,8 +263,10 @@ def exclusive(root: Path) -> Iterator[None]:
         lock.acquire()
     except Timeout:
         holder = path.read_text(encoding="utf-8").strip() or "unknown"
-        raise RecordError(f"another record run (pid {holder}) is writing {OUTPUTS_DIR}/. "
-                          "Wait for it to finish, then run `make record` again.") from None
+        raise RecordError(
+            f"another record run (pid {holder}) is writing {OUTPUTS_DIR}/. "
+            "Wait for it to finish, then run `make record` again."
+        ) from None
     try:
         yield
     finally:

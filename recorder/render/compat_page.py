@@ -36,12 +36,16 @@ def read(root: Path) -> dict[str, Any]:
     try:
         table = json.loads((root / RESULTS).read_text(encoding="utf-8"))
         if table["reference"] not in table["releases"] or not all(
-                row["results"][release]["verdict"] in ("same", "differs", "error")
-                for row in table["snippets"].values() for release in table["releases"]):
+            row["results"][release]["verdict"] in ("same", "differs", "error")
+            for row in table["snippets"].values()
+            for release in table["releases"]
+        ):
             raise ValueError("no reference release, or a verdict that is none of same, differs, error")
     except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise CompatError(f"{RESULTS} is not a valid version table ({type(error).__name__}: {error}). Restore "
-                          f"it with `git checkout -- {RESULTS}`, or run `make compat` and commit it.") from None
+        raise CompatError(
+            f"{RESULTS} is not a valid version table ({type(error).__name__}: {error}). Restore "
+            f"it with `git checkout -- {RESULTS}`, or run `make compat` and commit it."
+        ) from None
     return table
 
 
@@ -71,16 +75,19 @@ def problems(root: Path) -> list[store.Problem]:
         table = read(root)
     except CompatError as error:
         return [store.Problem("*", str(error))]
-    return [store.Problem(name, f"{reason}: the version table shows it as not yet checked. {FIX}")
-            for name, reason in unchecked(root, table, discover(root)).items()]
+    return [
+        store.Problem(name, f"{reason}: the version table shows it as not yet checked. {FIX}")
+        for name, reason in unchecked(root, table, discover(root)).items()
+    ]
 
 
 def same(entry: Mapping[str, Any] | None) -> str:
     """What a "same" cell says was compared, from the output's record: a line that depends on weight values (the
     published check counted them) is compared by form only, since the stand-in's random weights print other values."""
     entry = entry or {}
-    by_form, exact = (line_count(entry.get("published") or {}, key) or 0
-                      for key in ("weight_dependent_lines", "exact_lines"))
+    by_form, exact = (
+        line_count(entry.get("published") or {}, key) or 0 for key in ("weight_dependent_lines", "exact_lines")
+    )
     if by_form and not exact:
         return "same form"
     if by_form:
@@ -91,7 +98,7 @@ def same(entry: Mapping[str, Any] | None) -> str:
 
 
 def _cell(name: str, release: str, result: dict[str, Any], sections: list[str], entry: Mapping[str, Any] | None) -> str:
-    """"same" (as `same` words it), or a link to a section (added to `sections`) holding the error or each line
+    """ "same" (as `same` words it), or a link to a section (added to `sections`) holding the error or each line
     that differs."""
     if result["verdict"] == "same":
         return f"<td>{same(entry)}</td>"
@@ -102,42 +109,60 @@ def _cell(name: str, release: str, result: dict[str, Any], sections: list[str], 
         recorded, printed = ("(no such line)" if text is None else text for text in (line["recorded"], line["printed"]))
         detail.append(f"line {line['line']}, {how}\n  site:    {recorded}\n  printed: {printed}")
     shown = visible("\n".join(detail))
-    sections.append(f'<section id="{target}"><h3>{visible(name)}.py with transformers {visible(release)}: '
-                    f"{result['verdict']}</h3><pre><code>{shown}</code></pre></section>")
+    sections.append(
+        f'<section id="{target}"><h3>{visible(name)}.py with transformers {visible(release)}: '
+        f"{result['verdict']}</h3><pre><code>{shown}</code></pre></section>"
+    )
     count = len(result.get("lines", []))
     text = "error" if result["verdict"] == "error" else f"differs: {count} line{'s' if count != 1 else ''}"
     return f'<td><a href="#{target}">{text}</a></td>'
 
 
-def render(root: Path, repository: Repository | None = None,
-           parts: Mapping[str, str] | None = None, manifest: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+def render(
+    root: Path,
+    repository: Repository | None = None,
+    parts: Mapping[str, str] | None = None,
+    manifest: Mapping[str, Mapping[str, Any]] | None = None,
+) -> str:
     """The `{{ compatibility }}` table: a column per release, a row per snippet grouped by part, then a line
     per release naming what it ran with, then a section per cell that is not "same"."""
     table, snippets = read(root), discover(root)
     stale = unchecked(root, table, snippets)
     releases, span = list(table["releases"]), len(table["releases"])
-    heads = "".join(f'<th scope="col">{visible(release)}'
-                    + (" <small>(pinned)</small>" if release == table["reference"] else "") + "</th>"
-                    for release in releases)
+    heads = "".join(
+        f'<th scope="col">{visible(release)}'
+        + (" <small>(pinned)</small>" if release == table["reference"] else "")
+        + "</th>"
+        for release in releases
+    )
     sections: list[str] = []
 
     def row(name: str) -> str:
         if name in stale:
             cells = f'<td class="compat-unchecked" colspan="{span}">not yet checked: {visible(stale[name])}</td>'
         else:
-            cells = "".join(_cell(name, release, table["snippets"][name]["results"][release], sections,
-                                  (manifest or {}).get(name)) for release in releases)
+            cells = "".join(
+                _cell(name, release, table["snippets"][name]["results"][release], sections, (manifest or {}).get(name))
+                for release in releases
+            )
         return f'<tr><th scope="row">{source_link(name, repository, f"{name}.py")}</th>{cells}</tr>'
 
     bodies = grouped_rows(snippets, parts or {}, "compat-part", 1 + span, row)
     versions = []
     for release, about in table["releases"].items():
-        named = "".join(f"{NAMES.get(package, package)} {visible(str(about['versions'][package]))} · "
-                        for package in _RAN_WITH if about["versions"].get(package))
+        named = "".join(
+            f"{NAMES.get(package, package)} {visible(str(about['versions'][package]))} · "
+            for package in _RAN_WITH
+            if about["versions"].get(package)
+        )
         day = visible(about["checked_at"][:10])
-        versions.append(f"<li><strong>transformers {visible(release)}</strong> · {named}"
-                        f'checked on <time datetime="{day}">{day}</time></li>')
-    return ('<div class="compatibility"><table><caption>Each example run with each Transformers release, compared '
-            f'with the output this site shows</caption><thead><tr><th scope="col">Example</th>{heads}</tr></thead>'
-            f'{bodies}</table><p>What each release ran with:</p>'
-            f'<ul class="compat-versions">{"".join(versions)}</ul>{"".join(sections)}</div>')
+        versions.append(
+            f"<li><strong>transformers {visible(release)}</strong> · {named}"
+            f'checked on <time datetime="{day}">{day}</time></li>'
+        )
+    return (
+        '<div class="compatibility"><table><caption>Each example run with each Transformers release, compared '
+        f'with the output this site shows</caption><thead><tr><th scope="col">Example</th>{heads}</tr></thead>'
+        f"{bodies}</table><p>What each release ran with:</p>"
+        f'<ul class="compat-versions">{"".join(versions)}</ul>{"".join(sections)}</div>'
+    )

@@ -56,11 +56,17 @@ class RecordedOutputs(Extension):
 
     def __init__(self, **kwargs: Any) -> None:
         self.config = {
-            "state": ["", "the project's state: `!!python/object/apply:recorder.state.checked []`, which the engine "
-                          "computes each time it reads its configuration; empty: worked out here"],
+            "state": [
+                "",
+                "the project's state: `!!python/object/apply:recorder.state.checked []`, which the engine "
+                "computes each time it reads its configuration; empty: worked out here",
+            ],
             "project": [".", "the configuration file, or its folder, where `state` is empty"],
-            "notebook_pages": [False, "the engine shows each notebook as a page (mkdocs-jupyter; MkDocs' plugin "
-                                      "says so): link to it, rather than offer only the download"],
+            "notebook_pages": [
+                False,
+                "the engine shows each notebook as a page (mkdocs-jupyter; MkDocs' plugin "
+                "says so): link to it, rather than offer only the download",
+            ],
         }
         super().__init__(**kwargs)
 
@@ -188,4 +194,3 @@ class _Check(Treeprocessor):
 
 def makeExtension(**kwargs: Any) -> RecordedOutputs:  # noqa: N802 (Python-Markdown's name)
     return RecordedOutputs(**kwargs)
-

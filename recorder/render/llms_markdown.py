@@ -7,8 +7,7 @@ from bs4 import BeautifulSoup, PageElement, Tag
 
 # Heading permalinks (the site's and the notebook's), the notebook's copy buttons and hidden copies of cells,
 # and the hidden place of the "Try it" box, which a script fills.
-_BROWSER_ONLY_CLASSES = {"headerlink", "anchor-link", "zeroclipboard-container", "clipboard-copy-txt",
-                         "try-tokenizer"}
+_BROWSER_ONLY_CLASSES = {"headerlink", "anchor-link", "zeroclipboard-container", "clipboard-copy-txt", "try-tokenizer"}
 _BROWSER_ONLY_TAGS = {"svg", "img", "style", "script"}
 
 
@@ -17,15 +16,20 @@ def preprocess(soup: BeautifulSoup, output: str) -> None:
     uses goes."""
     for svg in (figure.find("svg") for figure in soup.find_all("figure", class_="recorded-figure")):
         if svg:  # the figure's title and text alternative (the page's ALT) where its drawing was
-            described = [part.get_text(" ", strip=True).rstrip(".") for part in (svg.find("title"), svg.find("desc"))
-                         if part]
+            described = [
+                part.get_text(" ", strip=True).rstrip(".") for part in (svg.find("title"), svg.find("desc")) if part
+            ]
             svg.replace_with(_labelled(soup, "p", "Figure:", f"{'. '.join(described)}."))
     for record in soup.find_all("details", class_="provenance-record"):
         # The record as a list of `label: value` after its provenance line, which stays one line.
         terms = record.find("dl").extract()
         fields = soup.new_tag("ul")
-        fields.extend([_labelled(soup, "li", f"{term.get_text()}:", *term.find_next_sibling("dd").contents)
-                       for term in terms.find_all("dt", recursive=False)])
+        fields.extend(
+            [
+                _labelled(soup, "li", f"{term.get_text()}:", *term.find_next_sibling("dd").contents)
+                for term in terms.find_all("dt", recursive=False)
+            ]
+        )
         (record.find_parent(class_="provenance") or record).insert_after(fields)
         record.summary.unwrap()
         record.unwrap()
@@ -41,8 +45,11 @@ def preprocess(soup: BeautifulSoup, output: str) -> None:
             if "provenance-table__part" in (row.get("class") or ()):
                 listed += [_labelled(soup, "p", row.get_text(strip=True)), soup.new_tag("ul")]
                 continue
-            fields = [[f"{label}: ", *cell.contents] for label, cell in zip(labels, row.find_all("td"), strict=True)
-                      if cell.get_text() != "—"]
+            fields = [
+                [f"{label}: ", *cell.contents]
+                for label, cell in zip(labels, row.find_all("td"), strict=True)
+                if cell.get_text() != "—"
+            ]
             item = soup.new_tag("li")
             item.extend([*row.th.contents, ": ", *_joined(fields, ". ")])
             listed[-1].append(item)

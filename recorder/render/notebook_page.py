@@ -9,8 +9,11 @@ from recorder.errors import PageError
 # An HTML <style> or <script> ends at the first `</style` or `</script`; (?:(?!</script).)* stays inside one.
 INLINE_STYLE = re.compile(r"<style\b.*?</style\b[^>]*>", re.S | re.I)
 # These notebooks have neither math nor diagrams, and the site loads nothing from elsewhere.
-REMOTE_LOADERS = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->"
-                            r'|<script type="module">(?:(?!</script).)*?\.jp-Mermaid.*?</script>', re.S)
+REMOTE_LOADERS = re.compile(
+    r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->"
+    r'|<script type="module">(?:(?!</script).)*?\.jp-Mermaid.*?</script>',
+    re.S,
+)
 COPY_SCRIPT = re.compile(r"<script>(?:(?!</script).)*?clipboard-copy.*?</script>", re.S)
 
 
@@ -26,7 +29,8 @@ def without_remote_loaders(html: str) -> str:
     if found != 2:
         raise PageError(
             f"found {found} of the 2 script loaders (MathJax, Mermaid) that mkdocs-jupyter writes; "
-            "its template changed. Update REMOTE_LOADERS in recorder/render/notebook_page.py to match it.")
+            "its template changed. Update REMOTE_LOADERS in recorder/render/notebook_page.py to match it."
+        )
     return html
 
 
@@ -39,5 +43,6 @@ def with_copy_scripts_last(page: str) -> str:
         raise PageError(
             f"found {len(scripts)} of the 2 inline scripts of the copy buttons (mentioning `clipboard-copy`) "
             f"that mkdocs-jupyter writes, {'and' if body_end != -1 else 'but no'} end of <body>; its template "
-            "changed. Update COPY_SCRIPT in recorder/render/notebook_page.py to match it.")
+            "changed. Update COPY_SCRIPT in recorder/render/notebook_page.py to match it."
+        )
     return COPY_SCRIPT.sub("", page[:body_end]) + "".join(scripts) + page[body_end:]

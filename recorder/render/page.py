@@ -7,9 +7,19 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from recorder.directives import (Block, Compatibility, Directive, Example, Figure, Listing, Origins, Parts, Provenance,
-                                 Value,
-                                 parse)
+from recorder.directives import (
+    Block,
+    Compatibility,
+    Directive,
+    Example,
+    Figure,
+    Listing,
+    Origins,
+    Parts,
+    Provenance,
+    Value,
+    parse,
+)
 from recorder.errors import PageError
 from recorder.pinned import SNIPPETS_DIR
 from recorder.provenance import origins, record_table
@@ -37,13 +47,17 @@ class PreparedPage:
         """Fail unless the conversion used exactly the directives the page was parsed into."""
         for directive, _ in self.outputs:
             if directive not in self.shown:
-                raise PageError(f"the output of `{directive.text}` was lost while rendering Markdown; "
-                                "keep block directives outside of HTML blocks and alone in their paragraph.")
+                raise PageError(
+                    f"the output of `{directive.text}` was lost while rendering Markdown; "
+                    "keep block directives outside of HTML blocks and alone in their paragraph."
+                )
         for text, count in self.quoted.items():
             if self.replaced[text] != count:
-                raise PageError(f"`{text}` stands {count} time(s) outside code, but rendering Markdown "
-                                f"replaced it {self.replaced[text]} time(s). Keep values out of HTML "
-                                "blocks, HTML tags and link addresses.")
+                raise PageError(
+                    f"`{text}` stands {count} time(s) outside code, but rendering Markdown "
+                    f"replaced it {self.replaced[text]} time(s). Keep values out of HTML "
+                    "blocks, HTML tags and link addresses."
+                )
 
 
 def prepare(directives: list[Directive], shown: Recorded) -> PreparedPage:
@@ -88,7 +102,7 @@ def with_fences(lines: list[str], prepared: PreparedPage) -> list[str]:
     """The page's lines with each directive that becomes Markdown (code, an example's code, the parts) replaced by it."""
     # From the last, so that the lines before each directive keep their numbers.
     for directive, fence_lines in reversed(prepared.fences):
-        lines[directive.line:directive.line + 1] = fence_lines
+        lines[directive.line : directive.line + 1] = fence_lines
     return lines
 
 
@@ -110,9 +124,11 @@ def unused_values(project: Project, shown: Recorded) -> list[str]:
             return []  # the page's own check reports it, naming the fix; what it quotes is unknown
         for directive in directives:
             quoted.update(value.name for value in _values_of(directive))
-    return [f"value `{name}` is declared in {SNIPPETS_DIR}/{name.partition('/')[0]}/{VALUES_FILE} but no page quotes "
-            f"it. Quote it as `{{{{ value {name} }}}}`, or remove it from the template (write `{{}}` in its place)."
-            for name in sorted({*shown.values, *shown.unreadable} - quoted)]
+    return [
+        f"value `{name}` is declared in {SNIPPETS_DIR}/{name.partition('/')[0]}/{VALUES_FILE} but no page quotes "
+        f"it. Quote it as `{{{{ value {name} }}}}`, or remove it from the template (write `{{}}` in its place)."
+        for name in sorted({*shown.values, *shown.unreadable} - quoted)
+    ]
 
 
 def _values_of(directive: Directive) -> list[Value]:

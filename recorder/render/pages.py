@@ -16,15 +16,74 @@ from recorder.recorded import Recorded
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
-ALLOWED_ELEMENTS = frozenset({"svg", "g", "rect", "text", "tspan", "line", "path", "polyline", "polygon", "circle",
-                              "title", "desc", "defs", "marker"})
-ALLOWED_ATTRIBUTES = frozenset({
-    "id", "class", "viewBox", "width", "height", "preserveAspectRatio", "transform", "x", "y", "x1", "y1", "x2", "y2",
-    "cx", "cy", "r", "rx", "ry", "dx", "dy", "d", "points", "fill", "fill-opacity", "stroke", "stroke-width",
-    "stroke-opacity", "stroke-dasharray", "stroke-linecap", "stroke-linejoin", "opacity", "font-size", "font-weight",
-    "font-style", "font-family", "text-anchor", "dominant-baseline", "marker-start", "marker-mid", "marker-end",
-    "markerWidth", "markerHeight", "markerUnits", "refX", "refY", "orient",
-})
+ALLOWED_ELEMENTS = frozenset(
+    {
+        "svg",
+        "g",
+        "rect",
+        "text",
+        "tspan",
+        "line",
+        "path",
+        "polyline",
+        "polygon",
+        "circle",
+        "title",
+        "desc",
+        "defs",
+        "marker",
+    }
+)
+ALLOWED_ATTRIBUTES = frozenset(
+    {
+        "id",
+        "class",
+        "viewBox",
+        "width",
+        "height",
+        "preserveAspectRatio",
+        "transform",
+        "x",
+        "y",
+        "x1",
+        "y1",
+        "x2",
+        "y2",
+        "cx",
+        "cy",
+        "r",
+        "rx",
+        "ry",
+        "dx",
+        "dy",
+        "d",
+        "points",
+        "fill",
+        "fill-opacity",
+        "stroke",
+        "stroke-width",
+        "stroke-opacity",
+        "stroke-dasharray",
+        "stroke-linecap",
+        "stroke-linejoin",
+        "opacity",
+        "font-size",
+        "font-weight",
+        "font-style",
+        "font-family",
+        "text-anchor",
+        "dominant-baseline",
+        "marker-start",
+        "marker-mid",
+        "marker-end",
+        "markerWidth",
+        "markerHeight",
+        "markerUnits",
+        "refX",
+        "refY",
+        "orient",
+    }
+)
 _LOCAL_REFERENCE = re.compile(r"url\(#[A-Za-z][-\w.]*\)")  # the one url() allowed: an element of the figure
 
 
@@ -45,8 +104,13 @@ def render_output(recorded: Recorded, name: str) -> str:
 
 
 def render_figure(recorded: Recorded, name: str, alt: str) -> str:
-    svg = accessible_svg(recorded.output(name), alt, figure_id=f"figure-{name.replace('/', '-')}",
-                         output=f"{OUTPUTS_DIR}/{name}.txt", source=f"{SNIPPETS_DIR}/{name}.py")
+    svg = accessible_svg(
+        recorded.output(name),
+        alt,
+        figure_id=f"figure-{name.replace('/', '-')}",
+        output=f"{OUTPUTS_DIR}/{name}.txt",
+        source=f"{SNIPPETS_DIR}/{name}.py",
+    )
     return _block(recorded, name, svg, figure=True)
 
 
@@ -54,13 +118,16 @@ def _block(recorded: Recorded, name: str, body: str, *, figure: bool = False) ->
     """`body` in its block, over its provenance line."""
     element, caption, kind = ("figure", "figcaption", "figure") if figure else ("div", "div", "output")
     line = provenance.caption(recorded.manifest[name], name, recorded.repository)
-    return (f'<{element} class="recorded-{kind}" data-snippet="{html.escape(name)}">{body}'
-            f'<{caption} class="provenance">{line}</{caption}></{element}>')
+    return (
+        f'<{element} class="recorded-{kind}" data-snippet="{html.escape(name)}">{body}'
+        f'<{caption} class="provenance">{line}</{caption}></{element}>'
+    )
 
 
 def checked_svg(text: str, *, output: str, source: str) -> ElementTree.Element:
     """Parse `text` (the file `output`, printed by `source`) and allow only plain drawing: inline SVG can run script,
     load other hosts or restyle the page."""
+
     def refused(reason: str, fix: str = "print only plain SVG drawing") -> UnsafeFigure:
         return UnsafeFigure(f"{output} {reason}. In {source}, {fix}, then run `make record`.")
 
@@ -75,15 +142,21 @@ def checked_svg(text: str, *, output: str, source: str) -> ElementTree.Element:
     for element in root.iter():
         namespace, _, name = element.tag.rpartition("}")
         if namespace != f"{{{SVG_NAMESPACE}" or name not in ALLOWED_ELEMENTS:
-            raise refused(f"contains <{element.tag}>, which a page does not inline. Allowed elements: "
-                          f"{', '.join(sorted(ALLOWED_ELEMENTS))}")
+            raise refused(
+                f"contains <{element.tag}>, which a page does not inline. Allowed elements: "
+                f"{', '.join(sorted(ALLOWED_ELEMENTS))}"
+            )
         for attribute, value in element.attrib.items():
             if attribute not in ALLOWED_ATTRIBUTES:
-                raise refused(f"gives <{name}> the attribute `{attribute}`, which a page does not inline "
-                              "(no event handlers, links, or style)")
+                raise refused(
+                    f"gives <{name}> the attribute `{attribute}`, which a page does not inline "
+                    "(no event handlers, links, or style)"
+                )
             if "url(" in value.replace(" ", "").lower() and not _LOCAL_REFERENCE.fullmatch(value):
-                raise refused(f"gives <{name}> {attribute}={value!r}; url() may only be `url(#id)`, an element "
-                              "of the figure itself")
+                raise refused(
+                    f"gives <{name}> {attribute}={value!r}; url() may only be `url(#id)`, an element "
+                    "of the figure itself"
+                )
     if root.find(f"{{{SVG_NAMESPACE}}}title") is None:
         raise refused("has no <title> as a child of <svg>", fix="give the figure a short title")
     return root

@@ -48,9 +48,11 @@ class PluginConfig(Config):
 class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
     def on_config(self, config: MkDocsConfig) -> None:
         if EXTENSION not in config.markdown_extensions:
-            raise PluginError(f"{Path(config.config_file_path).name} lists the `{PLUGIN}` plugin but not the "
-                              f"`{EXTENSION}` Markdown extension, which renders the pages' directives: add "
-                              f"`- {EXTENSION}` under `markdown_extensions:`.")
+            raise PluginError(
+                f"{Path(config.config_file_path).name} lists the `{PLUGIN}` plugin but not the "
+                f"`{EXTENSION}` Markdown extension, which renders the pages' directives: add "
+                f"`- {EXTENSION}` under `markdown_extensions:`."
+            )
         try:
             self.project = Project.load(Path(config.config_file_path).parent, Path(config.config_file_path))
             self.parts = {part.name: part for part in self.project.parts()}
@@ -60,8 +62,11 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         if found.failure:
             # Abort, as MkDocs stops a build: its preview then reports the message alone, without a traceback.
             raise Abort(f"Error: {found.failure}")
-        config.mdx_configs[EXTENSION] = {**config.mdx_configs.get(EXTENSION, {}), "notebook_pages": True,
-                                         "project": str(self.project.config_file)}
+        config.mdx_configs[EXTENSION] = {
+            **config.mdx_configs.get(EXTENSION, {}),
+            "notebook_pages": True,
+            "project": str(self.project.config_file),
+        }
         config.mdx_configs["pymdownx.snippets"] = self.project.snippet_settings()
         self.repository = self._repository(config)
 
@@ -79,8 +84,9 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
     def _docs_path(self) -> str:  # the pages' folder as the repository names it, e.g. "docs"
         return self.project.docs_dir.resolve().relative_to(self.project.root).as_posix()
 
-    def on_page_context(self, context: dict[str, Any], *, page: Page, config: MkDocsConfig,
-                        nav: Navigation) -> dict[str, Any]:
+    def on_page_context(
+        self, context: dict[str, Any], *, page: Page, config: MkDocsConfig, nav: Navigation
+    ) -> dict[str, Any]:
         """The links the theme's overrides show on a notebook's page: its file at the built commit, and Colab."""
         found = self.repository
         if found is None:

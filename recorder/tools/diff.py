@@ -29,12 +29,19 @@ class Outputs(NamedTuple):
 
 def in_tree(root: Path) -> Outputs:
     entries = store.read_manifest(root)
-    return Outputs(entries, {name: path.read_text(encoding="utf-8", errors="replace")
-                             for name in entries if (path := store.output_path(root, name)).exists()})
+    return Outputs(
+        entries,
+        {
+            name: path.read_text(encoding="utf-8", errors="replace")
+            for name in entries
+            if (path := store.output_path(root, name)).exists()
+        },
+    )
 
 
 def at_ref(root: Path, ref: str) -> Outputs:
     """The outputs committed at `ref`; none when it has no manifest."""
+
     def read(path: str) -> bytes | None:
         found = _git(root, "cat-file", "blob", f"{ref}:./{OUTPUTS_DIR}/{path}")
         return found.stdout if found.returncode == 0 else None
@@ -43,40 +50,54 @@ def at_ref(root: Path, ref: str) -> Outputs:
     try:
         entries = {} if manifest is None else store.parse_manifest(manifest)
     except (ValueError, KeyError, TypeError) as error:
-        raise RecorderError(f"{ref}:{OUTPUTS_DIR}/{MANIFEST_NAME} is not a valid manifest ({error}). "
-                            "Compare with another commit: `python -m recorder diff REF`.") from None
-    return Outputs(entries, {name: text.decode("utf-8", errors="replace") for name in entries
-                             if (text := read(f"{name}.txt")) is not None})
+        raise RecorderError(
+            f"{ref}:{OUTPUTS_DIR}/{MANIFEST_NAME} is not a valid manifest ({error}). "
+            "Compare with another commit: `python -m recorder diff REF`."
+        ) from None
+    return Outputs(
+        entries,
+        {name: text.decode("utf-8", errors="replace") for name in entries if (text := read(f"{name}.txt")) is not None},
+    )
 
 
 def report(root: Path, ref: str | None = None) -> str:
     """The working tree against `ref`; by default against the merge base with origin/main, else HEAD."""
     found = _git(root, "rev-parse", "--git-dir")
     if found.returncode != 0:
-        raise RecorderError(f"{root} is not a git repository git can read ({found.stderr.decode().strip()}). "
-                            "`python -m recorder diff` compares outputs/ with a commit: run it in a clone of the "
-                            "project.")
+        raise RecorderError(
+            f"{root} is not a git repository git can read ({found.stderr.decode().strip()}). "
+            "`python -m recorder diff` compares outputs/ with a commit: run it in a clone of the "
+            "project."
+        )
     if ref is None and _short(root, UPSTREAM):
         base = _short(root, _git(root, "merge-base", UPSTREAM, "HEAD").stdout.decode().strip())
         if not base:
-            raise RecorderError(f"HEAD and {UPSTREAM} in {root} have no commit in common. "
-                                "Pass the ref to compare with: `make diff BASE=REF`.")
+            raise RecorderError(
+                f"HEAD and {UPSTREAM} in {root} have no commit in common. "
+                "Pass the ref to compare with: `make diff BASE=REF`."
+            )
         label = f"the merge base with `{UPSTREAM}` (`{base}`)"
     else:
         base = ref or "HEAD"
         label = f"`{base}`"
         if not _short(root, base):
-            fix = ("Commit something first, or pass a ref: `make diff BASE=REF`." if ref is None else
-                   "Pass a branch, tag or commit that exists (`git fetch` a remote one first), "
-                   "e.g. `make diff BASE=HEAD~1`.")
+            fix = (
+                "Commit something first, or pass a ref: `make diff BASE=REF`."
+                if ref is None
+                else "Pass a branch, tag or commit that exists (`git fetch` a remote one first), "
+                "e.g. `make diff BASE=HEAD~1`."
+            )
             raise RecorderError(f"`{base}` is not a commit of the git repository at {root}. {fix}")
     return render(at_ref(root, base), in_tree(root), label, before_name=base)
 
 
 def render(before: Outputs, after: Outputs, label: str, *, before_name: str = "before") -> str:
     """Every output whose text or provenance differs between `before` and `after`."""
-    sections = [section for name in sorted(before.entries.keys() | after.entries.keys())
-                if (section := _section(name, before, after, before_name))]
+    sections = [
+        section
+        for name in sorted(before.entries.keys() | after.entries.keys())
+        if (section := _section(name, before, after, before_name))
+    ]
     if not sections:
         return f"No recorded output changed since {label}.\n"
     count = f"{len(sections)} recorded output{'s' if len(sections) > 1 else ''}"
@@ -89,8 +110,11 @@ def _section(name: str, before: Outputs, after: Outputs, before_name: str) -> st
     if old == new and not table:
         return None
     path = f"{OUTPUTS_DIR}/{name}.txt"
-    body = ("Same text; its provenance changed." if old == new
-            else _figure_change(old, new) or _unified(old, new, f"{before_name}:{path}", path))
+    body = (
+        "Same text; its provenance changed."
+        if old == new
+        else _figure_change(old, new) or _unified(old, new, f"{before_name}:{path}", path)
+    )
     what = "added" if old is None else "removed" if new is None else "changed"
     return "\n\n".join([f"### `{name}`: {what}", body, *([table] if table else [])]) + "\n"
 
@@ -114,8 +138,12 @@ def _title(text: str | None) -> str:
 
 def _unified(old: str | None, new: str | None, old_name: str, new_name: str) -> str:
     """A unified diff that, like git's, marks a last line without a newline; fenced so no backticks in it close it."""
-    lines = difflib.unified_diff(_LINES.findall(old or ""), _LINES.findall(new or ""),
-                                 "/dev/null" if old is None else old_name, "/dev/null" if new is None else new_name)
+    lines = difflib.unified_diff(
+        _LINES.findall(old or ""),
+        _LINES.findall(new or ""),
+        "/dev/null" if old is None else old_name,
+        "/dev/null" if new is None else new_name,
+    )
     text = "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines)
     fence = "`" * max(3, 1 + max(map(len, re.findall(r"`+", text)), default=0))
     return f"{fence}diff\n{text}{fence}"
@@ -128,17 +156,22 @@ def _provenance(entry: dict[str, Any] | None) -> dict[str, str]:
         return {}
     origin = Origin.of(entry)
     files = sorted((origin.model.get("files") or {}).items())
-    facts = {"origin": f"{origin.who(emphasis)} · {origin.gpt2(backticks)}",
-             **{f"sha256 of {file}": backticks(digest) for file, digest in files},
-             **{library: backticks(version) for library, version in (entry.get("versions") or {}).items()}}
+    facts = {
+        "origin": f"{origin.who(emphasis)} · {origin.gpt2(backticks)}",
+        **{f"sha256 of {file}": backticks(digest) for file, digest in files},
+        **{library: backticks(version) for library, version in (entry.get("versions") or {}).items()},
+    }
     # A pipe would end the table cell, even inside backticks.
     return {fact: value.replace("|", "\\|") for fact, value in facts.items()}
 
 
 def _provenance_table(old: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
     before, after = _provenance(old), _provenance(new)
-    rows = [f"| {fact} | {before.get(fact, '—')} | {after.get(fact, '—')} |"
-            for fact in {**before, **after} if before.get(fact) != after.get(fact)]
+    rows = [
+        f"| {fact} | {before.get(fact, '—')} | {after.get(fact, '—')} |"
+        for fact in {**before, **after}
+        if before.get(fact) != after.get(fact)
+    ]
     return "\n".join(["| provenance | before | after |", "| --- | --- | --- |", *rows]) if rows else ""
 
 
@@ -146,8 +179,10 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
     except FileNotFoundError:
-        raise RecorderError("git is not installed, and `python -m recorder diff` reads the outputs to compare "
-                            "with from git. Install git (`apt-get install git`), then run it again.") from None
+        raise RecorderError(
+            "git is not installed, and `python -m recorder diff` reads the outputs to compare "
+            "with from git. Install git (`apt-get install git`), then run it again."
+        ) from None
 
 
 def _short(root: Path, ref: str) -> str:

@@ -16,8 +16,10 @@ from recorder.tools import diff
 ARTIFACT = "recorded-outputs"
 UP_TO_DATE = "No recorded output changed: every output and notebook is committed and up to date.\n"
 RECORD_ELSEWHERE = "run `make record` where GPT-2 can be loaded and commit outputs/ and docs/notebooks/."
-INSTRUCTION = (f"Commit the files of this run's `{ARTIFACT}` artifact (unzip it at the top of your clone; "
-               f"it holds outputs/ and docs/notebooks/), or {RECORD_ELSEWHERE}")
+INSTRUCTION = (
+    f"Commit the files of this run's `{ARTIFACT}` artifact (unzip it at the top of your clone; "
+    f"it holds outputs/ and docs/notebooks/), or {RECORD_ELSEWHERE}"
+)
 
 
 def problems(root: Path) -> list[str]:
@@ -42,8 +44,10 @@ def run(root: Path, record_step: Callable[[Path], object], summary: Path | None)
     gone = sorted(files - generated_files(root))
     if gone:  # unzipping the artifact cannot delete a file, so its author must
         it, s = ("it", "") if len(gone) == 1 else ("them", "s")
-        changes += (f"\nRecording deleted {len(gone)} file{s}, which the artifact cannot: delete {it} in your clone "
-                    f"too, `git rm {' '.join(gone)}`.\n\n" + "".join(f"- `{path}`\n" for path in gone))
+        changes += (
+            f"\nRecording deleted {len(gone)} file{s}, which the artifact cannot: delete {it} in your clone "
+            f"too, `git rm {' '.join(gone)}`.\n\n" + "".join(f"- `{path}`\n" for path in gone)
+        )
     publish(f"{found}\n{changes}\n**{INSTRUCTION}**\n", summary)
     return False
 
@@ -52,9 +56,13 @@ def generated_files(root: Path) -> set[str]:
     """The files of outputs/ and of the notebooks' folder, from the project folder; not the record step's own."""
     project = Project.load(root)
     folders = [project.root / OUTPUTS_DIR, project.docs_dir / NOTEBOOKS_DIR]
-    return {path.relative_to(project.root).as_posix() for folder in folders if folder.is_dir()
-            for path in folder.rglob("*")
-            if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts)}
+    return {
+        path.relative_to(project.root).as_posix()
+        for folder in folders
+        if folder.is_dir()
+        for path in folder.rglob("*")
+        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts)
+    }
 
 
 def publish(markdown: str, summary: Path | None) -> None:

@@ -7,6 +7,7 @@ from transformers import AutoModelForCausalLM, GPT2Config, GPT2LMHeadModel
 
 from prompt import input_ids
 
+
 # --8<-- [start:rows]
 def rows_with_gradient(model):
     model.zero_grad(set_to_none=True)

@@ -2,6 +2,8 @@
 
 import torch
 
+# The matrix keeps its columns aligned, as a table is read.
+# fmt: off
 # --8<-- [start:table]
 words = ["cat", "dog", "car", "tree", "computer"]  # token ids 0 to 4
 
@@ -13,3 +15,4 @@ embedding_matrix = torch.tensor([
     [-0.6,  0.3,  0.7],  # computer: 4
 ])
 # --8<-- [end:table]
+# fmt: on

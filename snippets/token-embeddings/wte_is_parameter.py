@@ -5,10 +5,7 @@ from pinned_gpt2 import model
 # --8<-- [start:registered]
 wte_weight = model.transformer.wte.weight
 
-registered = any(
-    parameter is wte_weight
-    for parameter in model.parameters()
-)
+registered = any(parameter is wte_weight for parameter in model.parameters())
 
 print(registered)
 print(wte_weight.requires_grad)

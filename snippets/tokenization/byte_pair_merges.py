@@ -25,6 +25,8 @@ byte_to_character |= {byte: chr(256 + n) for n, byte in enumerate(others)}
 def byte_level(word: str) -> list[str]:
     """The word's UTF-8 bytes, one vocabulary character each."""
     return [byte_to_character[byte] for byte in word.encode("utf-8")]
+
+
 # --8<-- [end:bytes]
 
 
@@ -51,4 +53,6 @@ def merges_in_rank_order(word: str) -> Iterator[tuple[int, tuple[str, str], list
         pair = min(pairs, key=ranks.__getitem__)
         pieces = join(pieces, pair)
         yield ranks[pair], pair, pieces
+
+
 # --8<-- [end:merge]

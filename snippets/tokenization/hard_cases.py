@@ -9,24 +9,26 @@ import json
 
 from pinned_tokenizer import tokenizer
 
-PARAGRAPH = " ".join([
-    "A tokenizer sits between a person typing and a model computing, and it is easy to forget that it is there.",
-    "Every character of a prompt, whether a letter, a digit, a comma or a tab, has to become part of some token",
-    "before anything else can happen, and the way it is cut decides how many steps the model spends on the text.",
-    "English prose in plain ASCII is the friendly case: most frequent words come out whole, with the space in",
-    "front of them, and only rare names or new coinages fall apart into two, three or four pieces.",
-    "Other scripts fare worse. A sentence in Greek, Hindi or Japanese needs several bytes per character, and",
-    "when those byte sequences were rare in the training text, the merges never learned to join them, so a",
-    "short phrase can cost more tokens than a long English one.",
-    "Numbers are a second weak spot: 1234567 and 1,234,567 are split in different places, 3.14159 becomes",
-    "several pieces, and a year such as 2019 may be a single token while 2091 is not.",
-    "Code brings its own trouble, since indentation is made of spaces, and four spaces, a tab or a blank line",
-    "each turn into tokens of their own that a reader never sees.",
-    "None of this is a mistake. It is what a vocabulary of fixed size learned from a large sample of web pages",
-    "looks like, and knowing its habits helps explain why a model counts letters badly, why it prices languages",
-    "unequally, and why a prompt that looks short on the screen can still fill its context window quickly.",
-    "The box on this page runs the same merges, in the same order, and shows each of those choices as it happens.",
-])
+PARAGRAPH = " ".join(
+    [
+        "A tokenizer sits between a person typing and a model computing, and it is easy to forget that it is there.",
+        "Every character of a prompt, whether a letter, a digit, a comma or a tab, has to become part of some token",
+        "before anything else can happen, and the way it is cut decides how many steps the model spends on the text.",
+        "English prose in plain ASCII is the friendly case: most frequent words come out whole, with the space in",
+        "front of them, and only rare names or new coinages fall apart into two, three or four pieces.",
+        "Other scripts fare worse. A sentence in Greek, Hindi or Japanese needs several bytes per character, and",
+        "when those byte sequences were rare in the training text, the merges never learned to join them, so a",
+        "short phrase can cost more tokens than a long English one.",
+        "Numbers are a second weak spot: 1234567 and 1,234,567 are split in different places, 3.14159 becomes",
+        "several pieces, and a year such as 2019 may be a single token while 2091 is not.",
+        "Code brings its own trouble, since indentation is made of spaces, and four spaces, a tab or a blank line",
+        "each turn into tokens of their own that a reader never sees.",
+        "None of this is a mistake. It is what a vocabulary of fixed size learned from a large sample of web pages",
+        "looks like, and knowing its habits helps explain why a model counts letters badly, why it prices languages",
+        "unequally, and why a prompt that looks short on the screen can still fill its context window quickly.",
+        "The box on this page runs the same merges, in the same order, and shows each of those choices as it happens.",
+    ]
+)
 
 # --8<-- [start:cases]
 cases = [
