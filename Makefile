@@ -19,7 +19,7 @@ LIGHTHOUSE_STAMP := node_modules/.lighthouse-$(NPM_HASH)
 # outputs for model snippets (offline); TIMEOUT=<seconds> per snippet.
 RECORD_FLAGS := $(if $(FORCE),--force) $(if $(PUBLISHED),--published) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
-.PHONY: help venv record site serve check diff test bench audit compat clean
+.PHONY: help venv record site serve lint check diff test bench audit compat clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -67,7 +67,12 @@ serve: $(STAMP) ## Live preview on http://127.0.0.1:8000, reloading on page and 
 	$(BIN)/python -m mkdocs serve --strict
 
 # Only the docs' fences run under pytest here, without the suite's addopts (coverage of snippets/).
-check: $(STAMP) ## Before pushing: the state every build checks, strict build, the docs' code (no browser, no model)
+# The formatter decides line shape; the linter's rules are pyproject.toml's [tool.ruff].
+lint: $(STAMP) ## Formatting and lint of the Python (ruff)
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+
+check: lint ## Before pushing: lint, the state every build checks, strict build, the docs' code (no browser, no model)
 	$(BIN)/python -m recorder check
 	$(BIN)/python -m mkdocs build --strict
 	$(BIN)/python -m pytest -o addopts= --markdown-docs --markdown-docs-syntax=superfences --ignore=docs/generated README.md docs

@@ -32,17 +32,17 @@ import tempfile
 import time
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from mkdocs.utils.meta import get_data
 
+from recorder.directives import parse
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
 from recorder.record import published
 from recorder.record.project import CONFIG_FILE, NOTEBOOKS_DIR, PLUGIN, Project
 from recorder.record.runner import QUIET_LIBRARIES
 from recorder.record.snippets import discover, import_path, local_modules, parts
-from recorder.directives import parse
 from recorder.recorded import recorded
 from recorder.render.page import prepare, with_fences
 from recorder.render.plugin import EXTENSION
@@ -352,7 +352,7 @@ def ratios(samples: dict[str, list[Sample]]) -> list[dict[str, Any]]:
     for name, top, bottom, measure, goal in RATIOS:
         rounds = [
             round(getattr(above, measure) / getattr(below, measure), 3)
-            for above, below in zip(samples[top], samples[bottom])
+            for above, below in zip(samples[top], samples[bottom], strict=True)
         ]
         value = round(statistics.median(rounds), 3)
         found.append(

@@ -8,10 +8,10 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from recorder.errors import RecorderError
-from recorder.record.step import DEFAULT_TIMEOUT, attach, record
 from recorder import state
+from recorder.errors import RecorderError
 from recorder.record.project import Project
+from recorder.record.step import DEFAULT_TIMEOUT, attach, record
 from recorder.tools import diff, pr_record
 from recorder.tools.compat import make_compat
 

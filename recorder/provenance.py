@@ -228,7 +228,8 @@ def fields(entry: Mapping[str, Any], *, short_hashes: bool = False) -> list[tupl
     versions = _versions(entry.get("versions") or {}) or "none recorded"
     recorded = _time(entry.get("recorded_at"))
     run = published and (
-        f"Taken from the article {_cite(str(published.get('article')))} (printed there, or stated in its prose), which states "
+        f"Taken from the article {_cite(str(published.get('article')))} (printed there, or stated in its prose), "
+        "which states "
         f"{_versions(published.get('stated') or {}, short_hashes) or 'no revision or version'} for it; copied to "
         f"{_code(published.get('text'))}. Checked here on {recorded} against {STAND_INS}: {origin.stand_ins_showed} "
         f"({html.escape(str(published.get('exact_lines')))} line(s) equal, "

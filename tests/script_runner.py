@@ -75,7 +75,7 @@ def _run_as_main(script: Path) -> int:
         runpy.run_path(str(script), run_name="__main__")
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
-    except BaseException:  # noqa: BLE001 - reported as the interpreter would
+    except BaseException:
         traceback.print_exc()
         code = 1
     sys.stdout.flush()
@@ -89,7 +89,7 @@ def main(paths: list[str]) -> None:
     # Out of the collector's sight: a child's collections would otherwise visit, and so copy, every object of
     # torch and transformers it shares with this process (the runs took a fifth longer).
     gc.freeze()
-    print(json.dumps({path: run_in_child(script) for path, script in zip(paths, scripts)}))
+    print(json.dumps({path: run_in_child(script) for path, script in zip(paths, scripts, strict=True)}))
 
 
 if __name__ == "__main__":

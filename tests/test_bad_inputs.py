@@ -327,7 +327,7 @@ def test_a_second_record_run_is_refused_while_one_is_running(run, project: Path)
         assert snapshot(project / "outputs") == before
     finally:
         (project / "release").touch()
-        stdout, stderr = first.communicate(timeout=120)
+        _, stderr = first.communicate(timeout=120)
     assert first.returncode == 0, stderr
     assert (project / "outputs" / PART / "waits.txt").read_text() == "released\n"
     assert store.problems(project) == []

@@ -15,7 +15,6 @@ import pytest
 from bench.run import MAKE, MARKER, PLAIN_CONFIG, write_plain_config, write_plain_pages
 from support import ROOT, offline_env, snapshot
 
-
 # That the command line refuses the stand-in is test_download.py's
 # test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_downloads_them_runs_and_refuses.
 

@@ -27,10 +27,10 @@ from playwright.sync_api import (
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from transformers.convert_slow_tokenizer import bytes_to_unicode
 
+from recorder.directives import Compatibility, Directive, Example, Listing, Provenance, parse
 from recorder.record.project import Part, Project
 from recorder.record.snippets import discover
 from recorder.render import compat_page
-from recorder.directives import Compatibility, Directive, Example, Listing, Provenance, parse
 from support import ROOT, gpt2_tokenizer
 from test_llms import shown_code
 from tools.local_site import served
@@ -663,7 +663,7 @@ def test_the_try_it_box_gives_the_pinned_tokenizer_s_ids_for_a_seeded_sweep_of_r
     known = tokenizer_class_of()
     apart = {
         (browser, known.get(point))
-        for point, browser in zip(points, page.evaluate(BROWSER_CLASSES, points))
+        for point, browser in zip(points, page.evaluate(BROWSER_CLASSES, points), strict=True)
         if browser != known.get(point)
     }
     assert {("spaces", None), (None, "spaces")} <= apart and apart & {("letters", None), ("numbers", None)}, apart

@@ -170,7 +170,7 @@ def test_the_pinned_release_runs_first_and_matches_its_recorded_outputs(checked)
 
 def test_each_snippet_runs_as_a_reader_runs_it_offline_from_the_project_root(checked) -> None:
     """`environment` printed what it saw: offline, the stand-in's cache, no PYTHONPATH, its folder on the path."""
-    root, table, _ = checked
+    _, table, _ = checked
     assert results(table, "2.0")["tokens/environment"] == {"verdict": "same"}
 
 
@@ -381,7 +381,7 @@ def test_requirements_pin_what_the_snippets_import_with_the_release_under_test(t
     # imports it itself: transformers 4.57.6 cannot install beside huggingface_hub 1.33.0.
     wanted = compat.requirements(tmp_path, {"transformers", "huggingface_hub"}, "4.57.6")
     assert wanted == ["huggingface_hub", "transformers==4.57.6"]
-    with pytest.raises(RecorderError, match="a snippet imports `einops`, which requirements.txt does not pin"):
+    with pytest.raises(RecorderError, match=r"a snippet imports `einops`, which requirements\.txt does not pin"):
         compat.requirements(tmp_path, {"einops"}, "4.57.6")
 
 

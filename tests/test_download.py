@@ -294,6 +294,6 @@ def test_offline_the_packaged_tokenizer_files_are_copied_only_if_they_are_the_pi
     monkeypatch.setattr(hub, "packaged_tokenizer_files", lambda: {**real, "vocab.json": tampered})
     monkeypatch.setattr(hub, "_snapshot", lambda: tmp_path / "snapshot")
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
-    with pytest.raises(hub.ModelUnavailable, match="vocab.json"):
+    with pytest.raises(hub.ModelUnavailable, match=r"vocab\.json"):
         hub.tokenizer_snapshot()
     assert not (tmp_path / "snapshot" / "vocab.json").exists(), "a file unlike the pinned one was copied"

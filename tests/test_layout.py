@@ -115,7 +115,7 @@ def cycle(graph: Graph) -> list[str]:
         path.append(module)
         for imported in sorted(graph.get(module, ())):
             if state.get(imported) == "open":
-                return path[path.index(imported) :] + [imported]
+                return [*path[path.index(imported) :], imported]
             if imported not in state and (found := visit(imported)):
                 return found
         path.pop()

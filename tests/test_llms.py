@@ -12,10 +12,10 @@ import pytest
 import yaml
 from mkdocs.utils.meta import get_data
 
-from recorder.record import store
-from recorder.recorded import recorded
-from recorder.record.project import Part, Project
 from recorder.directives import Example, Figure, Listing, parse
+from recorder.record import store
+from recorder.record.project import Part, Project
+from recorder.recorded import recorded
 from support import ROOT
 
 DOCS = ROOT / "docs"
@@ -106,7 +106,7 @@ def test_llms_txt_lists_each_part_with_its_description_and_each_notebook(built_s
     # As the navigation orders them, however their folders' names sort.
     in_nav = [built_markdown(built_site, page) for page in _nav_pages() if page in {part.page for part in PARTS}]
     assert [path for path in series if path in in_nav] == in_nav
-    assert [path for path in found["Notebooks"]] == [
+    assert list(found["Notebooks"]) == [
         path.parent.parent / "notebooks" / path.parent.name / "index.md" for path in in_nav
     ]
 

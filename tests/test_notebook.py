@@ -16,13 +16,13 @@ from mkdocs.utils.meta import get_data
 from nbclient import NotebookClient
 from packaging.utils import canonicalize_name
 
+from recorder.directives import Code, parse
+from recorder.errors import PageError
 from recorder.record import store
 from recorder.record.project import Part, Project
 from recorder.record.published import check
 from recorder.record.runner import QUIET_LIBRARIES
-from recorder.directives import Code, parse
 from recorder.render.notebook_page import with_copy_scripts_last, without_remote_loaders
-from recorder.errors import PageError
 from support import ROOT, build, offline_env
 
 PROJECT = Project.load(ROOT)
@@ -251,7 +251,8 @@ def test_a_hand_edited_stale_or_orphan_notebook_fails_the_build_until_recorded(
 
 def test_the_remote_loaders_are_cut_out_and_every_other_byte_is_kept() -> None:
     page = (
-        '<p title="a &amp; b">x &lt; y</p>\n<!-- Load mathjax -->\n<script src="https://cdn.test/mathjax.js"> </script>\n'
+        '<p title="a &amp; b">x &lt; y</p>\n<!-- Load mathjax -->\n'
+        '<script src="https://cdn.test/mathjax.js"> </script>\n'
         '<!-- MathJax configuration -->\n<script type="text/x-mathjax-config">init()</script>\n'
         '<!-- End of mathjax configuration -->\n<script type="module">\n'
         '  if ("</p>") document.querySelectorAll(".jp-Mermaid > pre");\n</script>\n<style>.jp-Mermaid {}</style>\n'

@@ -14,16 +14,16 @@ from bs4 import BeautifulSoup
 from markdown import Markdown
 from mkdocs.utils.meta import get_data
 
+from recorder.directives import Example, Figure, Listing, parse
+from recorder.errors import PageError
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256, short
+from recorder.provenance import Origin
 from recorder.record import store
 from recorder.record.project import Part, Project
 from recorder.record.snippets import pins
-from recorder.directives import Example, Figure, Listing, parse
-from recorder.render.extension import prepare
-from recorder.errors import PageError
 from recorder.recorded import highlighted_lines, in_prose_style, recorded
+from recorder.render.extension import prepare
 from recorder.render.pages import SVG_NAMESPACE, render_output
-from recorder.provenance import Origin
 from recorder.repository import Repository
 from recorder.values import templates
 from support import ROOT, converted, with_values

@@ -15,12 +15,12 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256
+from recorder.provenance import LABELS, NOT_RERUN, SHORT_HASH, STAND_INS, Origin, caption, source_link
 from recorder.record import store
 from recorder.record.project import Project
 from recorder.record.published import SEEDS, create_stand_ins
 from recorder.recorded import Recorded, recorded
 from recorder.render.pages import render_output
-from recorder.provenance import LABELS, NOT_RERUN, SHORT_HASH, STAND_INS, Origin, caption, source_link
 from recorder.repository import Repository
 from support import ROOT, converted
 

@@ -51,7 +51,7 @@ def test_weight_dependent_lines_must_have_the_same_form() -> None:
 
 
 def test_line_counts_must_agree() -> None:
-    with pytest.raises(RecorderError, match="has 1 lines but snippets/x.py prints 2"):
+    with pytest.raises(RecorderError, match=r"has 1 lines but snippets/x\.py prints 2"):
         check("x", "True\n", TRIALS, label="published/x.txt")
 
 

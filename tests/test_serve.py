@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from recorder.record.project import Part, Project
 from recorder.directives import Example, parse
+from recorder.record.project import Part, Project
 from support import offline_env
 
 # How long the preview may take to start or to rebuild before the test gives up.

@@ -100,7 +100,7 @@ def test_snippets_run_on_their_own(stand_in_cache: Path, stand_in_outputs: list[
     runs = json.loads(result.stdout)
     failed = {script: ran["stderr"] for script, ran in runs.items() if ran["returncode"] != 0}
     assert not failed
-    printed = {name: runs[script]["stdout"] for name, script in zip(SNIPPETS, scripts)}
+    printed = {name: runs[script]["stdout"] for name, script in zip(SNIPPETS, scripts, strict=True)}
     assert printed == stand_in_outputs[0]  # the runner's, against the same checkpoint
 
 

@@ -37,8 +37,9 @@ def test_the_classes_hold_what_sets_the_tokenizer_apart_from_a_browser(classes: 
 
 def test_the_pre_tokenizer_cuts_each_class_s_first_and_last_character_as_the_classes_say(classes: Classes) -> None:
     """Read from the engine the pre-tokenizer compiles its pattern with, the classes must be the pre-tokenizer's
-    own: at both ends of every run and just outside them, where a wrong bound would show, the character joins a letter before it, a
-    digit after it, a symbol after it, or nothing. U+0020 is left out: the pattern names it, in front of words."""
+    own: at both ends of every run and just outside them, where a wrong bound would show, the character joins a
+    letter before it, a digit after it, a symbol after it, or nothing. U+0020 is left out: the pattern names it, in
+    front of words."""
     pre_tokenizer = gpt2_tokenizer().pre_tokenizer
 
     def joins(probe: str) -> str:

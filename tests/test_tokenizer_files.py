@@ -1,4 +1,4 @@
-"""GPT-2's vocab.json and merges.txt, published with the site for the page's own tokenizer: only ever the pinned ones."""
+"""GPT-2's vocab.json and merges.txt, published with the site for the page's own tokenizer: only the pinned ones."""
 
 from __future__ import annotations
 

@@ -8,8 +8,8 @@ from string import Formatter
 
 import pytest
 
-from recorder.record.project import Project
 from recorder.errors import PageError
+from recorder.record.project import Project
 from recorder.recorded import recorded
 from recorder.values import Template, TemplateError, templates
 from support import ROOT
@@ -90,7 +90,7 @@ def test_a_malformed_values_file_names_itself_and_the_fix(tmp_path: Path) -> Non
         ("printed: '{a'\n", "Write a literal brace as `{{` or `}}`"),
     ]:
         (folder / "values.yml").write_text(text)
-        with pytest.raises(TemplateError, match="snippets/demo/values.yml|template line") as error:
+        with pytest.raises(TemplateError, match=r"snippets/demo/values\.yml|template line") as error:
             templates(tmp_path, "demo")
         assert message in str(error.value), text
 

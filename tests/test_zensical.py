@@ -8,10 +8,10 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 from bs4 import BeautifulSoup, Tag
-from urllib.parse import unquote, urlsplit
 
 from recorder.record.project import Part, Project
 from support import ROOT, offline_env

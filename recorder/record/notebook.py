@@ -15,14 +15,13 @@ from typing import Any
 import nbformat
 from markdown import Markdown
 
-from recorder.errors import RecorderError
+from recorder.directives import Example, Listing, parse
+from recorder.errors import PageError, RecorderError
 from recorder.pinned import SNIPPETS_DIR
+from recorder.provenance import Origin
 from recorder.record import snippets, store
 from recorder.record.project import NOTEBOOKS_DIR, Part, Project
-from recorder.directives import Example, Listing, parse
-from recorder.errors import PageError
 from recorder.recorded import Recorded, fence, recorded
-from recorder.provenance import Origin
 
 
 def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
@@ -62,7 +61,8 @@ def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
 
 
 class NotebookError(RecorderError):
-    """A page whose code would not run top to bottom as its notebook; the message names the page, the name and the fix."""
+    """A page whose code would not run top to bottom as its notebook; the message names the page, the name and the
+    fix."""
 
 
 def _check_runs(part: Part, sources: list[str], blocks: list[Listing]) -> None:

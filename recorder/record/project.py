@@ -80,7 +80,7 @@ class Project:
         """The project whose configuration is `config_file` (default: mkdocs.yml in `root`)."""
         path = (config_file or root / CONFIG_FILE).resolve()
         try:
-            config = yaml.load(path.read_text(encoding="utf-8"), Loader=_ConfigLoader) or {}  # noqa: S506 (safe)
+            config = yaml.load(path.read_text(encoding="utf-8"), Loader=_ConfigLoader) or {}
         except FileNotFoundError:
             raise ProjectError(
                 f"{path} does not exist. Build from the project's folder, or name its configuration with `-f`."

@@ -35,9 +35,8 @@ def form(line: str) -> str:
 def lines_depending_on_weights(texts: list[str]) -> set[int]:
     """The lines (from 1) that outputs of one snippet printed with different weights do not all print alike: the
     lines that depend on weight values. The outputs have as many lines each."""
-    return {
-        number for number, lines in enumerate(zip(*(text.splitlines() for text in texts)), 1) if len(set(lines)) > 1
-    }
+    rows = zip(*(text.splitlines() for text in texts), strict=True)
+    return {number for number, lines in enumerate(rows, 1) if len(set(lines)) > 1}
 
 
 def check(name: str, expected_text: str, trials: list[str], *, label: str) -> tuple[int, int]:
@@ -50,7 +49,7 @@ def check(name: str, expected_text: str, trials: list[str], *, label: str) -> tu
             f"{len(runs[0])}. Make the snippet print what {label} shows."
         )
     depends = lines_depending_on_weights(trials)
-    for number, (line, printed) in enumerate(zip(expected, runs[0]), 1):
+    for number, (line, printed) in enumerate(zip(expected, runs[0], strict=True), 1):
         if number not in depends and line != printed:
             raise RecorderError(
                 f"{label} line {number} is {line!r}, but snippets/{name}.py prints {printed!r}, "

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from recorder.errors import RecorderError
+from recorder.provenance import NAMES, grouped_rows, line_count, source_link
 from recorder.record import store
 from recorder.record.snippets import Snippet, discover, sha256_file, source_hashes
 from recorder.render.pages import visible
-from recorder.provenance import NAMES, grouped_rows, line_count, source_link
 from recorder.repository import Repository
 
 COMPAT_DIR = "compat"

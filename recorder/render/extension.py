@@ -39,9 +39,9 @@ from recorder.directives import parse
 from recorder.pinned import FILE_SHA256
 from recorder.record.project import NOTEBOOKS_DIR, Project
 from recorder.recorded import Recorded, recorded
-from recorder.repository import Repository
 from recorder.render.page import PreparedPage, prepare, with_fences
 from recorder.render.tokenizer_files import TRY_IT_FILES, integrity
+from recorder.repository import Repository
 
 
 @lru_cache(maxsize=4)  # a live reload makes a state per edit
@@ -192,5 +192,5 @@ class _Check(Treeprocessor):
         self.page.prepared.check()
 
 
-def makeExtension(**kwargs: Any) -> RecordedOutputs:  # noqa: N802 (Python-Markdown's name)
+def makeExtension(**kwargs: Any) -> RecordedOutputs:
     return RecordedOutputs(**kwargs)

@@ -99,7 +99,8 @@ def prepare(directives: list[Directive], shown: Recorded) -> PreparedPage:
 
 
 def with_fences(lines: list[str], prepared: PreparedPage) -> list[str]:
-    """The page's lines with each directive that becomes Markdown (code, an example's code, the parts) replaced by it."""
+    """The page's lines with each directive that becomes Markdown (code, an example's code, the parts) replaced by
+    it."""
     # From the last, so that the lines before each directive keep their numbers.
     for directive, fence_lines in reversed(prepared.fences):
         lines[directive.line : directive.line + 1] = fence_lines

@@ -12,8 +12,8 @@ from typing import Any, NamedTuple
 
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR
-from recorder.record import store
 from recorder.provenance import Origin, backticks, emphasis
+from recorder.record import store
 
 UPSTREAM = "origin/main"
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S)

@@ -7,8 +7,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from recorder.pinned import OUTPUTS_DIR
 from recorder import state
+from recorder.pinned import OUTPUTS_DIR
 from recorder.record.project import NOTEBOOKS_DIR, Project
 from recorder.tools import diff
 

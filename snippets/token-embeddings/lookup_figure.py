@@ -8,7 +8,7 @@ import torch
 from toy_table import embedding_matrix, words
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/: the figure writer every part shares
-from svg_figure import Figure  # noqa: E402
+from svg_figure import Figure
 
 token_ids = [0, 1, 3]
 embeddings = embedding_matrix[torch.tensor(token_ids)]

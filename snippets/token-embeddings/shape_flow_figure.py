@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/: the figure writer every part shares
-from svg_figure import Figure  # noqa: E402
+from svg_figure import Figure
 
 prompt_token_ids = [25423, 318, 5609, 703, 356]
 vocabulary_size, embedding_width = 50_257, 768

@@ -7,7 +7,7 @@ from byte_pair_merges import byte_level, merges_in_rank_order
 from pinned_tokenizer import tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/: the figure writer every part shares
-from svg_figure import Figure  # noqa: E402
+from svg_figure import Figure
 
 word = " ChatGPT"
 start = byte_level(word)
