@@ -40,9 +40,9 @@ from recorder.directives import parse
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
 from recorder.record import published
-from recorder.record.project import CONFIG_FILE, NOTEBOOKS_DIR, PLUGIN, Project
+from recorder.record.project import CONFIG_FILE, NOTEBOOKS_DIR, PLUGIN, Project, part_names
 from recorder.record.runner import QUIET_LIBRARIES
-from recorder.record.snippets import discover, import_path, local_modules, parts
+from recorder.record.snippets import discover, import_path, local_modules
 from recorder.recorded import recorded
 from recorder.render.page import prepare, with_fences
 from recorder.render.plugin import EXTENSION
@@ -151,7 +151,7 @@ def cells(root: Path) -> list[str]:
     """The limit's and the peer's code, run as the record step runs it (`runner.part_imports`, in plain Python): part by
     part, with its import path on sys.path, its modules (`pinned_gpt2`) loaded once, each example its own function."""
     found, examples = [], discover(root)
-    for part in parts(root):
+    for part in part_names(root):
         folders = [str(folder) for folder in import_path(root / SNIPPETS_DIR / part)]
         found.append(f"import sys\n\nsys.path[:0] = {folders!r}\n")
         for snippet in (snippet for snippet in examples.values() if snippet.part == part):

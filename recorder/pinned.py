@@ -21,6 +21,8 @@ SNIPPETS_DIR = "snippets"
 OUTPUTS_DIR = "outputs"
 PUBLISHED_DIR = "published"
 MANIFEST_NAME = "manifest.json"
+# What a reader installs: the packages the snippets import, each pinned as NAME==VERSION.
+REQUIREMENTS = "requirements.txt"
 # In the docs folder, git-ignored: the state and the copies the site publishes (recorder/state.py).
 GENERATED = "generated"
 

@@ -28,9 +28,8 @@ import yaml
 
 from recorder import repository
 from recorder.errors import RecorderError
-from recorder.pinned import GENERATED, MANIFEST_NAME, OUTPUTS_DIR, PUBLISHED_DIR, SNIPPETS_DIR
+from recorder.pinned import GENERATED, MANIFEST_NAME, OUTPUTS_DIR, PUBLISHED_DIR, REQUIREMENTS, SNIPPETS_DIR
 from recorder.record.project import NOTEBOOKS_DIR, Project
-from recorder.record.snippets import REQUIREMENTS, VERSIONED_PACKAGES, installed_version
 
 STATE_FILE = "state.json"
 _SKIPPED = {".transaction", ".record.lock", "__pycache__"}
@@ -90,11 +89,27 @@ def digest(project: Project) -> str:
     for path in inputs(project):
         hashed.update(f"{path}\0{path.stat().st_size}\0".encode())
         hashed.update(path.read_bytes())
-    environment = {package: installed_version(package) for package in VERSIONED_PACKAGES}
-    environment["python"] = sys.version
-    environment["repository"] = repr(repository.from_environment(os.environ))
+    environment = {
+        "python": sys.version,
+        "installed": installed(),
+        "repository": repr(repository.from_environment(os.environ)),
+    }
     hashed.update(json.dumps(environment, sort_keys=True).encode())
     return hashed.hexdigest()
+
+
+def installed() -> list[str]:
+    """Every distribution on sys.path, as its metadata folder names it: name and version, for every library a snippet
+    runs with. Listing folders costs a build whose state is known far less than asking importlib.metadata."""
+    return sorted(
+        {
+            name
+            for folder in map(Path, sys.path)
+            if folder.is_dir()
+            for name in os.listdir(folder)
+            if name.endswith(".dist-info")
+        }
+    )
 
 
 def work_out(project: Project, content: str) -> State:

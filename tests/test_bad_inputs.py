@@ -24,14 +24,13 @@ import pytest
 
 from recorder.__main__ import main
 from recorder.record import store
-from recorder.record.project import Project
+from recorder.record.project import Project, part_names
 from recorder.record.runner import QUIET_LIBRARIES
-from recorder.record.snippets import parts
 from recorder.record.step import record as store_record
 from support import ROOT, offline_env, snapshot
 
 # The part whose folder the tests' own snippets go in: any part will do.
-PART = parts(ROOT)[0]
+PART = part_names(ROOT)[0]
 # The snippets whose output the article published, in the order the record step lists them.
 PUBLISHED = sorted(
     path.relative_to(ROOT / "published").with_suffix("").as_posix() for path in (ROOT / "published").rglob("*.txt")
@@ -420,7 +419,7 @@ def test_an_edit_is_stale_however_soon_after_a_record_and_whatever_the_file_time
 def test_a_snippet_with_a_syntax_error_is_named_with_its_line(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    part = parts(project)[0]
+    part = part_names(project)[0]
     broken = project / "snippets" / part / "broken.py"
     broken.write_text('print("one")\nprint("two"\n', encoding="utf-8")
     assert main(["--root", str(project), "check"]) == 1

@@ -17,7 +17,7 @@ from markdown import Markdown
 
 from recorder.directives import Example, Listing, parse
 from recorder.errors import PageError, RecorderError
-from recorder.pinned import SNIPPETS_DIR
+from recorder.pinned import REQUIREMENTS, SNIPPETS_DIR
 from recorder.provenance import Origin
 from recorder.record import snippets, store
 from recorder.record.project import NOTEBOOKS_DIR, Part, Project
@@ -128,7 +128,7 @@ def problems(project: Project, recorded: Recorded) -> list[store.Problem]:
         elif path.read_bytes() != expected:
             found.append(
                 f"{shown} differs from what `make record` generates from docs/{part.page}, its snippets and "
-                f"{snippets.REQUIREMENTS} (edited by hand, or not regenerated). Notebooks are never edited: "
+                f"{REQUIREMENTS} (edited by hand, or not regenerated). Notebooks are never edited: "
                 "run `make record` and commit it."
             )
     return [store.Problem("*", message) for message in found]

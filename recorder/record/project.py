@@ -18,7 +18,6 @@ import yaml
 
 from recorder.errors import RecorderError
 from recorder.pinned import SNIPPETS_DIR
-from recorder.record import snippets
 
 CONFIG_FILE = "mkdocs.yml"
 PLUGIN = "recorded-outputs"  # the plugin's name under `plugins:`, whose entry holds the record step's options
@@ -31,7 +30,12 @@ class ProjectError(RecorderError):
     """The configuration file or the folders of the parts say something the code cannot use."""
 
 
-class _ConfigLoader(yaml.SafeLoader):
+# libyaml's parser where PyYAML was built with it: each build reads mkdocs.yml, and the pure-Python parser takes
+# several times longer.
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _ConfigLoader(_SafeLoader):
     """mkdocs.yml as both engines read it: `!ENV` resolved; Python tags, which only an engine runs, left as None."""
 
 
@@ -43,6 +47,13 @@ def _environment(loader: _ConfigLoader, node: yaml.Node) -> Any:
 
 _ConfigLoader.add_constructor("!ENV", _environment)
 _ConfigLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+
+
+def part_names(root: Path) -> list[str]:
+    """The folders of snippets/, each a part of the series."""
+    return sorted(
+        path.name for path in (root / SNIPPETS_DIR).iterdir() if path.is_dir() and not path.name.startswith((".", "_"))
+    )
 
 
 @dataclass(frozen=True)
@@ -126,7 +137,7 @@ class Project:
         titles = {page: title for title, page in pages_of(self.nav)}
         docs = self.docs_dir.relative_to(self.root).as_posix()
         found = []
-        for name in snippets.parts(self.root):
+        for name in part_names(self.root):
             page = f"{name}.md"
             if not (self.docs_dir / page).is_file():
                 raise ProjectError(

@@ -25,12 +25,11 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from recorder.errors import RecorderError
-from recorder.pinned import SNIPPETS_DIR
+from recorder.pinned import REQUIREMENTS, SNIPPETS_DIR
+from recorder.record.project import part_names
 
 # Packages whose version can change what a snippet prints, by what the snippet loads.
 VERSIONED_PACKAGES = ("torch", "transformers", "tokenizers", "safetensors", "huggingface_hub")
-# What a reader installs: the packages the snippets import, each pinned as NAME==VERSION.
-REQUIREMENTS = "requirements.txt"
 # A name imported from transformers that loads weights: a pipeline, or a model class on which `from_pretrained` is
 # called (or anything unknown is: `cls = AutoModel; cls.from_pretrained`). A model built from a configuration,
 # `GPT2LMHeadModel(GPT2Config())`, has random weights and reaches nothing. Any other import from transformers or
@@ -129,13 +128,6 @@ def _loads(modules: list[_Module]) -> Loads | None:
     return "weights" if any(_reaches_weights(module, name, pretrained) for module, name in imported) else "tokenizer"
 
 
-def parts(root: Path) -> list[str]:
-    """The folders of snippets/, each a part of the series."""
-    return sorted(
-        path.name for path in (root / SNIPPETS_DIR).iterdir() if path.is_dir() and not path.name.startswith((".", "_"))
-    )
-
-
 def import_path(part: Path) -> list[Path]:
     """Where a snippet of the part folder `part` imports the project's modules from: its folder, then snippets/'s."""
     return [part, part.parent]
@@ -149,7 +141,7 @@ def local_modules(part: Path) -> dict[str, Path]:
 def discover(root: Path) -> dict[str, Snippet]:
     """Every example of every part, by name, in a stable order."""
     snippets: dict[str, Snippet] = {}
-    for part in parts(root):
+    for part in part_names(root):
         folder = root / SNIPPETS_DIR / part
         local = {name: _read(path) for name, path in local_modules(folder).items()}
         files = {path.stem: local[path.stem] for path in sorted(folder.glob("*.py"))}

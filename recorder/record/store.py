@@ -20,9 +20,8 @@ from typing import Any
 from packaging.utils import canonicalize_name
 
 from recorder.errors import RecorderError
-from recorder.pinned import MANIFEST_NAME, MODEL_ID, OUTPUTS_DIR, REVISION
+from recorder.pinned import MANIFEST_NAME, MODEL_ID, OUTPUTS_DIR, REQUIREMENTS, REVISION
 from recorder.record.snippets import (
-    REQUIREMENTS,
     Snippet,
     discover,
     pins,

@@ -21,12 +21,12 @@ from typing import Any, NamedTuple
 
 from packaging.utils import canonicalize_name
 
-from recorder.pinned import MODEL_ID, REVISION
+from recorder.pinned import MODEL_ID, REQUIREMENTS, REVISION
 from recorder.provenance import STAND_IN
 from recorder.record import store
 from recorder.record.published import create_stand_ins, form, lines_depending_on_weights
 from recorder.record.runner import QUIET_LIBRARIES, Report
-from recorder.record.snippets import REQUIREMENTS, VERSIONED_PACKAGES, Snippet, discover, pins, pins_providing
+from recorder.record.snippets import VERSIONED_PACKAGES, Snippet, discover, pins, pins_providing
 from recorder.record.step import now
 from recorder.render.compat_page import RESULTS, CompatError, checked_against
 
