@@ -137,22 +137,9 @@ def work_out(project: Project, content: str) -> State:
 def current(project: Project) -> State:
     """The state of the project as it is now: the one kept in generated/state.json if its inputs have not changed,
     else worked out anew and kept there, with the copies the site publishes."""
-    content = digest(project)
-    kept = generated_dir(project) / STATE_FILE
-    try:
-        state = State(
-            **{
-                key: tuple(value) if isinstance(value, list) else value
-                for key, value in json.loads(kept.read_text(encoding="utf-8")).items()
-            }
-        )
-    except (OSError, ValueError, TypeError):
-        state = None
-    if (
-        state is not None
-        and state.digest == content
-        and all((generated_dir(project) / copy).is_file() for copy in state.copies)
-    ):
+    content, kept = digest(project), generated_dir(project) / STATE_FILE
+    state = _read_kept(kept)
+    if state and state.digest == content and all((kept.parent / copy).is_file() for copy in state.copies):
         return state
     state = work_out(project, content)
     if not state.problems:
@@ -161,27 +148,50 @@ def current(project: Project) -> State:
     return state
 
 
+def _read_kept(path: Path) -> State | None:
+    """The state kept at `path`; None where there is none, or it cannot be read (it is then worked out anew)."""
+    try:
+        fields = json.loads(path.read_text(encoding="utf-8"))
+        return State(**{key: tuple(value) if isinstance(value, list) else value for key, value in fields.items()})
+    except (OSError, ValueError, TypeError):
+        return None
+
+
 def write_copies(project: Project) -> tuple[str, ...]:
     """Write what the site publishes beside its pages into generated/: each snippet's source (which each output
     links to), the manifest (for tools) and GPT-2's tokenizer files (for Part 1's "Try it" box). Returns their
     paths inside generated/."""
+    folder = generated_dir(project)
+    copies = {name: source for name, source in published_files(project).items() if source.is_file()}
+    _remove_stale_copies(folder, keep=set(copies) | {STATE_FILE})
+    for name, source in copies.items():
+        _write(folder / name, source.read_bytes())
+    return tuple(copies)
+
+
+def published_files(project: Project) -> dict[str, Path]:
+    """What the site publishes beside its pages, by its path inside generated/: the snippets, the manifest and the
+    tokenizer's files."""
     from recorder.render.tokenizer_files import verified  # checks each file's pinned sha256
 
-    root, folder = project.root, generated_dir(project)
-    sources = {
+    root = project.root
+    files = {
         path.relative_to(root).as_posix(): path
         for path in sorted((root / SNIPPETS_DIR).rglob("*.py"))
         if "__pycache__" not in path.parts
     }
-    sources[f"{OUTPUTS_DIR}/{MANIFEST_NAME}"] = root / OUTPUTS_DIR / MANIFEST_NAME
-    sources |= {published.site_path: published.source for published in verified()}
-    for kept in [path for path in folder.rglob("*") if path.is_file()] if folder.is_dir() else []:
-        if kept.relative_to(folder).as_posix() not in sources and kept.name != STATE_FILE:
-            kept.unlink()  # the copy of a snippet that is gone
-    for name, source in sources.items():
-        if source.is_file():
-            _write(folder / name, source.read_bytes())
-    return tuple(name for name, source in sources.items() if source.is_file())
+    files[f"{OUTPUTS_DIR}/{MANIFEST_NAME}"] = root / OUTPUTS_DIR / MANIFEST_NAME
+    files |= {published.site_path: published.source for published in verified()}
+    return files
+
+
+def _remove_stale_copies(folder: Path, keep: set[str]) -> None:
+    """Delete the files of `folder` not named in `keep`, such as the copy of a snippet that is gone."""
+    if not folder.is_dir():
+        return
+    for path in folder.rglob("*"):
+        if path.is_file() and path.relative_to(folder).as_posix() not in keep:
+            path.unlink()
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -227,22 +237,28 @@ def llms_sections(listed: dict[str, list[Any]]) -> dict[str, list[Any]]:
     try:
         project = Project.load(path.parent, path)
         parts = project.parts()
-        descriptions = {part.name: str(project.page(part.page)[1].get("description", "")) for part in parts}
     except RecorderError as error:
         raise Unpublishable(str(error)) from None
     sections = {title: list(entries) for title, entries in (listed or {}).items()}
-    named = {
-        next(iter(entry)) if isinstance(entry, dict) else entry for entries in sections.values() for entry in entries
-    }
-    pages = sections.setdefault(project.options.llms_section, [])
-    pages += [{part.page: descriptions[part.name]} for part in parts if part.page not in named]
+    named = {_listed_page(entry) for entries in sections.values() for entry in entries}
+    pages = {part.page: str(project.page(part.page)[1].get("description", "")) for part in parts}
+    sections.setdefault(project.options.llms_section, []).extend(_unlisted(pages, named))
     if engine == MKDOCS:
-        sections.setdefault("Notebooks", []).extend(
-            {part.notebook: f"The examples of {part.title} as one notebook, with their outputs"}
-            for part in parts
-            if part.notebook not in named
-        )
+        notebooks = {
+            part.notebook: f"The examples of {part.title} as one notebook, with their outputs" for part in parts
+        }
+        sections.setdefault("Notebooks", []).extend(_unlisted(notebooks, named))
     return sections
+
+
+def _unlisted(described: dict[str, str], named: set[str]) -> list[dict[str, str]]:
+    """An llms.txt entry for each page of `described` that no section names yet."""
+    return [{page: description} for page, description in described.items() if page not in named]
+
+
+def _listed_page(entry: str | dict[str, str]) -> str:
+    """The page an entry of an llms.txt section names: `page.md`, or `{page.md: description}`."""
+    return next(iter(entry)) if isinstance(entry, dict) else entry
 
 
 def configuration_of(content: str) -> Path | None:
