@@ -35,10 +35,15 @@ space := $() $()
 comma := ,
 TORCH_LINKS = $(or $(UV_FIND_LINKS),$(subst $(space),$(comma),$(strip $(or $(PIP_FIND_LINKS),\
   $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null),$(TORCH_INDEX:%=%/torch/)))))
+# The venv is made without pip, and PYTHON's own pip installs uv into it: giving a venv its pip (ensurepip)
+# takes longer than installing everything else. requirements.txt's pip then comes with the rest, for notebooks' %pip.
 $(STAMP):
+	@$(PYTHON) -m pip --version >/dev/null 2>&1 || { echo "make: $(PYTHON) has no pip, which installs uv into\
+	 $(VENV). Install pip for it (Debian, Ubuntu: apt install python3-pip), or name another Python with PYTHON=." >&2;\
+	 exit 1; }
 	rm -rf $(VENV)
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check $(UV)
+	$(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(BIN)/python install --quiet --disable-pip-version-check $(UV)
 	UV_FIND_LINKS='$(TORCH_LINKS)' $(BIN)/uv pip install --quiet --python $(BIN)/python -r requirements.txt
 	touch $@
 
