@@ -13,7 +13,7 @@ from typing import Any
 from pymdownx.snippets import SnippetPreprocessor
 
 from recorder.errors import PageError, RecorderError
-from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
+from recorder.pinned import MODEL_ID, REVISION, SNIPPETS_DIR
 from recorder.record import store
 from recorder.record.project import Project
 from recorder.record.snippets import pins
@@ -86,7 +86,7 @@ def recorded(
             except RecorderError as error:
                 unreadable |= {f"{part}/{name}": str(error) for name in template.names}
                 continue
-            output = f"{OUTPUTS_DIR}/{part}/{template.output}.txt"
+            output = template.output_file
             for name, value in read.items():
                 key, shown = f"{part}/{name}", in_prose_style(value)
                 if values.setdefault(key, shown) != shown:
