@@ -138,12 +138,7 @@ def _directive(body: str, text: str, line: int, indent: str | None) -> Directive
     kind, _, argument = body.strip().partition(" ")
     argument = argument.strip()
     if kind == "value":
-        if not _VALUE_NAME.match(argument):
-            raise PageError(
-                f"`{{{{ value {argument} }}}}` needs PART/NAME, a value of a part's values.yml, "
-                "or a built-in value's name."
-            )
-        return Value(text, argument)
+        return _value(argument, text)
     if kind not in (*_LISTINGS, "figure", "origins", *_TABLES):
         raise PageError(
             f"unknown directive `{{{{{body}}}}}`. "
@@ -152,17 +147,41 @@ def _directive(body: str, text: str, line: int, indent: str | None) -> Directive
     if indent is None:
         raise PageError(f"`{{{{ {kind} ... }}}}` must stand alone on its own line.")
     if kind == "origins":
-        if argument and not _PART.fullmatch(argument):
-            raise PageError(f"`{{{{ origins {argument} }}}}` takes a part's folder name, or nothing for every part.")
-        return Origins(text, line, indent, argument or None)
+        return _origins(argument, text, line, indent)
     if kind in _TABLES:
-        if argument:
-            raise PageError(f"`{{{{ {kind} {argument} }}}}` takes nothing: write `{{{{ {kind} }}}}`.")
-        return _TABLES[kind](text, line, indent)
+        return _table(kind, argument, text, line, indent)
     if kind == "figure":
-        if (figure := _FIGURE_ARGUMENT.match(argument)) is None:
-            raise PageError(f'`{{{{ figure {argument} }}}}` needs PART/FILE.py "alt text".')
-        return Figure(text, line, indent, figure["file"], _alt(figure["alt"], line))
+        return _figure(argument, text, line, indent)
+    return _listing(kind, argument, text, line, indent)
+
+
+def _value(argument: str, text: str) -> Value:
+    if not _VALUE_NAME.match(argument):
+        raise PageError(
+            f"`{{{{ value {argument} }}}}` needs PART/NAME, a value of a part's values.yml, or a built-in value's name."
+        )
+    return Value(text, argument)
+
+
+def _origins(argument: str, text: str, line: int, indent: str) -> Origins:
+    if argument and not _PART.fullmatch(argument):
+        raise PageError(f"`{{{{ origins {argument} }}}}` takes a part's folder name, or nothing for every part.")
+    return Origins(text, line, indent, argument or None)
+
+
+def _table(kind: str, argument: str, text: str, line: int, indent: str) -> Provenance | Compatibility | Parts:
+    if argument:
+        raise PageError(f"`{{{{ {kind} {argument} }}}}` takes nothing: write `{{{{ {kind} }}}}`.")
+    return _TABLES[kind](text, line, indent)
+
+
+def _figure(argument: str, text: str, line: int, indent: str) -> Figure:
+    if (figure := _FIGURE_ARGUMENT.match(argument)) is None:
+        raise PageError(f'`{{{{ figure {argument} }}}}` needs PART/FILE.py "alt text".')
+    return Figure(text, line, indent, figure["file"], _alt(figure["alt"], line))
+
+
+def _listing(kind: str, argument: str, text: str, line: int, indent: str) -> Code | Example:
     if (parsed := _ARGUMENT.match(argument)) is None:
         raise PageError(
             f"`{{{{ {kind} {argument} }}}}` needs PART/FILE.py or PART/FILE.py:SECTION, "

@@ -108,30 +108,57 @@ class Origin:
     def line(self, *, markdown: bool = False) -> str:
         """Who · on what · versions; in Markdown (the notebook's) without the day, so the notebook holds still."""
         text, code, day = (str, backticks, "") if markdown else (html.escape, _code, _time(self.recorded_at[:10]))
-        published = self.kind == "published"
-        who = self.who(emphasis if markdown else _cite)
-        who = who if markdown else f"<strong>{who}</strong>" + ("" if published else f" on {day}")
-        named = [
-            f"{NAMES.get(package, package)} {text(str(self.versions[package]))}"
-            for package in _LINE_VERSIONS
-            if self.versions.get(package)
-        ]
-        shown = [who, self.gpt2(code), *named]
-        if not published:
+        named = self._line_versions(text)
+        shown = [self._line_who(markdown, day), self.gpt2(code), *named]
+        if self.kind != "published":
             return " · ".join(shown)
         if named or self.stated_revision:  # what the article states for this output, and only for it
             shown[-1] += ", as the article states"
         return " · ".join([*shown, f"{NOT_RERUN}; checked here{f' on {day}' if day else ''}: {self.stand_ins_showed}"])
+
+    def _line_who(self, markdown: bool, day: str) -> str:
+        """Who; in HTML, in bold, then the day, but for a published output: its line ends on the day it was checked."""
+        if markdown:
+            return self.who(emphasis)
+        return f"<strong>{self.who(_cite)}</strong>" + ("" if self.kind == "published" else f" on {day}")
+
+    def _line_versions(self, text: Callable[[str], str]) -> list[str]:
+        """Each of the versions the line names that the output has, as `text` writes it."""
+        return [
+            f"{NAMES.get(package, package)} {text(str(self.versions[package]))}"
+            for package in _LINE_VERSIONS
+            if self.versions.get(package)
+        ]
 
 
 def origins(manifest: Mapping[str, Mapping[str, Any]], parts: Mapping[str, str], part: str | None) -> str:
     """Where the recorded outputs of `part` (of every part, if None) come from, as their records say, as a
     paragraph: what a page says of its outputs' origins follows the manifest the build reads, never a typed claim."""
     names = [name for name in manifest if part is None or name.rpartition("/")[0] == part]
-    found = [Origin.of(manifest[name]) for name in names]
+    clauses = _origin_clauses([Origin.of(manifest[name]) for name in names])
+    listed = clauses[0] if len(clauses) == 1 else f"{'; '.join(clauses[:-1])}; and {clauses[-1]}"
+    where = f"for {html.escape(parts.get(part, part))}" if part else "on this site"
+    outputs = "output" if len(names) == 1 else "outputs"
+    return (
+        f'<p class="recorded-origins">Of the {len(names)} {outputs} recorded {where}, {listed}. The line under '
+        "each output says which, and opens onto its record.</p>"
+    )
+
+
+def _origin_clauses(found: list[Origin]) -> list[str]:
+    """For each kind of origin that some of `found` have, how many have it, and what that means."""
     kinds = Counter(origin.kind for origin in found)
     article = next((str(origin.published.get("article")) for origin in found if origin.kind == "published"), "")
-    described = {  # what the outputs of each kind are, as (one, several)
+    return [
+        f"{kinds[kind]} {one if kinds[kind] == 1 else several}"
+        for kind, (one, several) in _origin_kinds(article).items()
+        if kinds[kind]
+    ]
+
+
+def _origin_kinds(article: str) -> dict[str | None, tuple[str, str]]:
+    """What the outputs of each kind of origin are, as (one, several), in the order a paragraph names them."""
+    return {
         None: ("comes from a snippet the build ran with no model", "come from snippets the build ran with no model"),
         "tokenizer": (
             "comes from a snippet the build ran with GPT-2's tokenizer alone",
@@ -148,18 +175,6 @@ def origins(manifest: Mapping[str, Mapping[str, Any]], parts: Mapping[str, str],
             f"GPT-2, and checked them against {STAND_INS} instead",
         ),
     }
-    clauses = [
-        f"{kinds[kind]} {one if kinds[kind] == 1 else several}"
-        for kind, (one, several) in described.items()
-        if kinds[kind]
-    ]
-    listed = clauses[0] if len(clauses) == 1 else f"{'; '.join(clauses[:-1])}; and {clauses[-1]}"
-    where = f"for {html.escape(parts.get(part, part))}" if part else "on this site"
-    outputs = "output" if len(names) == 1 else "outputs"
-    return (
-        f'<p class="recorded-origins">Of the {len(names)} {outputs} recorded {where}, {listed}. The line under '
-        "each output says which, and opens onto its record.</p>"
-    )
 
 
 def line_count(published: Mapping[str, Any], key: str) -> int | None:
@@ -227,26 +242,31 @@ def fields(entry: Mapping[str, Any], *, short_hashes: bool = False) -> list[tupl
     origin, published = Origin.of(entry), entry.get("published")
     versions = _versions(entry.get("versions") or {}) or "none recorded"
     recorded = _time(entry.get("recorded_at"))
-    run = published and (
-        f"Taken from the article {_cite(str(published.get('article')))} (printed there, or stated in its prose), "
-        "which states "
-        f"{_versions(published.get('stated') or {}, short_hashes) or 'no revision or version'} for it; copied to "
-        f"{_code(published.get('text'))}. Checked here on {recorded} against {STAND_INS}: {origin.stand_ins_showed} "
-        f"({html.escape(str(published.get('exact_lines')))} line(s) equal, "
-        f"{html.escape(str(published.get('weight_dependent_lines')))} compared by form)"
-    )
+    run = _published_run(published, origin, recorded, short_hashes) if published else None
     values = [
         f"{origin.who()}, {NOT_RERUN}" if origin.kind == "published" else origin.who(),
         _hashes(entry.get("sources") or {}, short_hashes),
         _hashes({entry.get("output", ""): entry.get("output_sha256", "")}, short_hashes),
         _model(origin, short_hashes),
-        run or None,
+        run,
         f"Of the check against stand-ins: {versions}" if run else versions,
         f"Checked here on {recorded}"
         if origin.kind == "published"
         else f"Recorded on {recorded}, in {html.escape(str(entry.get('seconds')))} s",
     ]
     return list(zip(LABELS, values, strict=True))
+
+
+def _published_run(published: Mapping[str, Any], origin: Origin, recorded: str, short: bool) -> str:
+    """Where the article's output was taken from, what the article states for it, and what checking it showed."""
+    return (
+        f"Taken from the article {_cite(str(published.get('article')))} (printed there, or stated in its prose), "
+        "which states "
+        f"{_versions(published.get('stated') or {}, short) or 'no revision or version'} for it; copied to "
+        f"{_code(published.get('text'))}. Checked here on {recorded} against {STAND_INS}: {origin.stand_ins_showed} "
+        f"({html.escape(str(published.get('exact_lines')))} line(s) equal, "
+        f"{html.escape(str(published.get('weight_dependent_lines')))} compared by form)"
+    )
 
 
 def _hash(digest: Any, short: bool) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from pymdownx.snippets import SnippetPreprocessor
 
 from recorder.errors import PageError, RecorderError
-from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR
+from recorder.pinned import MODEL_ID, REVISION, SNIPPETS_DIR
 from recorder.record import store
 from recorder.record.project import Project
 from recorder.record.snippets import pins
@@ -86,7 +86,7 @@ def recorded(
             except RecorderError as error:
                 unreadable |= {f"{part}/{name}": str(error) for name in template.names}
                 continue
-            output = f"{OUTPUTS_DIR}/{part}/{template.output}.txt"
+            output = template.output_file
             for name, value in read.items():
                 key, shown = f"{part}/{name}", in_prose_style(value)
                 if values.setdefault(key, shown) != shown:
@@ -124,16 +124,7 @@ def check_include(root: Path, file: str, section: str | None) -> list[tuple[str,
 
 def highlighted_lines(root: Path, file: str, section: str | None, subsection: str) -> list[int]:
     """Where the lines of `subsection` fall, from 1, in the block showing `section`, which has no marker lines."""
-    inside, lit, shown = section is None, False, []  # whether each line the block shows is lit
-    for marker in check_include(root, file, subsection):
-        if marker is None:
-            shown += [lit] if inside else []
-        elif marker[1] == section:
-            if marker[0] == "end":
-                break
-            inside = True
-        elif marker[1] == subsection:
-            lit = marker[0] == "start"
+    shown = _lit(check_include(root, file, subsection), section, subsection)
     if not (numbers := [number for number, highlighted in enumerate(shown, 1) if highlighted]):
         where = f"section `{section}`" if section else "the file"
         between = f", between [start:{section}] and [end:{section}]" if section else ""
@@ -142,6 +133,22 @@ def highlighted_lines(root: Path, file: str, section: str | None, subsection: st
             f"[start:{subsection}] and [end:{subsection}] around the lines to highlight{between}."
         )
     return numbers
+
+
+def _lit(markers: list[tuple[str, str] | None], section: str | None, subsection: str) -> list[bool]:
+    """Whether each line the block showing `section` shows lies in `subsection`, from the file's `markers`."""
+    inside, lit = section is None, False
+    shown: list[bool] = []
+    for marker in markers:
+        if marker is None:
+            shown += [lit] if inside else []
+        elif marker[1] == section:
+            if marker[0] == "end":
+                break
+            inside = True
+        elif marker[1] == subsection:
+            lit = marker[0] == "start"
+    return shown
 
 
 def fence(root: Path, file: str, section: str | None, highlight: str | None = None) -> list[str]:

@@ -40,39 +40,48 @@ class Template:
     def where(self) -> str:
         return f"{SNIPPETS_DIR}/{self.part}/{VALUES_FILE}"
 
+    @property
+    def output_file(self) -> str:
+        """The recorded output the template reads."""
+        return f"{OUTPUTS_DIR}/{self.part}/{self.output}.txt"
+
     def read(self, text: str) -> dict[str, str]:
         """Each value the template names, read from `text`, the output it must match whole."""
         found: dict[str, str] = {}
         lines = text.rstrip("\n").split("\n")
-        output = f"{OUTPUTS_DIR}/{self.part}/{self.output}.txt"
         for number, (template, line) in enumerate(zip(self.lines, lines, strict=False), 1):
-            fields = _fields(template)
-            pattern = "".join(
-                re.escape(literal) + {None: "", "": "(.*?)"}.get(name, "(.+?)") for literal, name in fields
-            )
-            names = [name for _, name in fields if name is not None]  # "" for `{}`
-            if (match := re.fullmatch(pattern, line)) is None:
-                raise TemplateError(
-                    f"value {_listed([name for name in names if name] or list(self.names))}: line "
-                    f"{number} of {output} reads {line!r}, which the template line {template!r} in "
-                    f"{self.where} does not match. Fix the template to the output (see `make diff`), "
-                    "or the snippet."
-                )
-            for name, value in zip(names, match.groups(), strict=True):
-                if name and found.setdefault(name, value) != value:
+            for name, value in self._line_values(number, template, line):
+                if found.setdefault(name, value) != value:
                     raise TemplateError(
-                        f"value `{name}` reads both {found[name]!r} and {value!r} in {output}, "
+                        f"value `{name}` reads both {found[name]!r} and {value!r} in {self.output_file}, "
                         f"where {self.where} names it twice: both must read the same. Fix the "
                         "snippet, or, if they are not the same value, give each its own name."
                     )
+        self._check_length(lines)
+        return found
+
+    def _line_values(self, number: int, template: str, line: str) -> list[tuple[str, str]]:
+        """Each value that `template`, the template's line `number`, names, as (name, value) read from `line`."""
+        fields = _fields(template)
+        names = [name for _, name in fields if name is not None]  # "" for `{}`
+        if (match := re.fullmatch(_pattern(fields), line)) is None:
+            raise TemplateError(
+                f"value {_listed([name for name in names if name] or list(self.names))}: line "
+                f"{number} of {self.output_file} reads {line!r}, which the template line {template!r} in "
+                f"{self.where} does not match. Fix the template to the output (see `make diff`), "
+                "or the snippet."
+            )
+        return [(name, value) for name, value in zip(names, match.groups(), strict=True) if name]
+
+    def _check_length(self, lines: list[str]) -> None:
+        """Fail unless the output has as many lines as the template, whose lines it matched as far as both go."""
         if len(lines) != len(self.lines):
             number = min(len(lines), len(self.lines)) + 1
             what = f"has {len(lines)} lines, the template {len(self.lines)}" if lines else "is empty"
             raise TemplateError(
-                f"value {_listed(list(self.names))}: {output} {what}, from line {number} on. A "
+                f"value {_listed(list(self.names))}: {self.output_file} {what}, from line {number} on. A "
                 f"template in {self.where} matches the whole output: add or remove its lines."
             )
-        return found
 
 
 def _fields(line: str) -> list[tuple[str, str | None]]:
@@ -82,6 +91,19 @@ def _fields(line: str) -> list[tuple[str, str | None]]:
     except ValueError as error:
         raise TemplateError(f"template line {line!r}: {error}. Write a literal brace as `{{{{` or `}}}}`.") from None
     return [(literal, name) for literal, name, _, _ in parsed]
+
+
+def _pattern(fields: list[tuple[str, str | None]]) -> str:
+    """The regular expression a template line's output line matches: its literal text, a group for each field."""
+    return "".join(re.escape(literal) + _group(name) for literal, name in fields)
+
+
+def _group(name: str | None) -> str:
+    if name is None:  # after the line's last field
+        return ""
+    if name == "":  # `{}`: anything, or nothing
+        return "(.*?)"
+    return "(.+?)"  # a value, which an empty text would not be
 
 
 def _listed(names: list[str]) -> str:
@@ -94,24 +116,35 @@ def templates(root: Path, part: str) -> list[Template]:
     if not path.is_file():
         return []
     shown = f"{SNIPPETS_DIR}/{part}/{VALUES_FILE}"
+    return [
+        _template(root, part, str(output), text, shown)
+        for output, written in _document(path, shown).items()
+        for text in (written if isinstance(written, list) else [written])
+    ]
+
+
+def _document(path: Path, shown: str) -> dict[object, object]:
+    """The values file: each output (a snippet's stem) mapped to its template, or to a list of them."""
     try:
         document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as error:
         raise TemplateError(f"{shown} is not valid YAML ({error}).") from None
     if not isinstance(document, dict):
         raise TemplateError(f"{shown} maps each output (a snippet's stem) to its template, or to a list of them.")
-    found = []
-    for output, written in document.items():
-        for text in written if isinstance(written, list) else [written]:
-            if not isinstance(text, str) or not (root / SNIPPETS_DIR / part / f"{output}.py").is_file():
-                raise TemplateError(
-                    f"{shown}: `{output}` needs a template (text) and a snippet "
-                    f"{SNIPPETS_DIR}/{part}/{output}.py whose output it reads."
-                )
-            lines = tuple(text.rstrip("\n").split("\n"))
-            names = tuple(dict.fromkeys(name for line in lines for _, name in _fields(line) if name))
-            for name in names:
-                if not _NAME.fullmatch(name):
-                    raise TemplateError(f"{shown}: value `{name}` is not a name (lower case, digits, `_`).")
-            found.append(Template(part, str(output), lines, names))
-    return found
+    return document
+
+
+def _template(root: Path, part: str, output: str, text: object, shown: str) -> Template:
+    """A template of `output` from the values file `shown`, checked: text, for a snippet that exists, naming each
+    value by a name."""
+    if not isinstance(text, str) or not (root / SNIPPETS_DIR / part / f"{output}.py").is_file():
+        raise TemplateError(
+            f"{shown}: `{output}` needs a template (text) and a snippet "
+            f"{SNIPPETS_DIR}/{part}/{output}.py whose output it reads."
+        )
+    lines = tuple(text.rstrip("\n").split("\n"))
+    names = tuple(dict.fromkeys(name for line in lines for _, name in _fields(line) if name))
+    for name in names:
+        if not _NAME.fullmatch(name):
+            raise TemplateError(f"{shown}: value `{name}` is not a name (lower case, digits, `_`).")
+    return Template(part, output, lines, names)

@@ -85,16 +85,25 @@ def same(entry: Mapping[str, Any] | None) -> str:
     """What a "same" cell says was compared, from the output's record: a line that depends on weight values (the
     published check counted them) is compared by form only, since the stand-in's random weights print other values."""
     entry = entry or {}
-    by_form, exact = (
-        line_count(entry.get("published") or {}, key) or 0 for key in ("weight_dependent_lines", "exact_lines")
-    )
+    by_form, exact = _published_counts(entry)
     if by_form and not exact:
         return "same form"
     if by_form:
         return f"same, {by_form} line{'s' if by_form != 1 else ''} by form"
-    if entry.get("origin") == "executed" and (entry.get("model") or {}).get("loaded") == "weights":
+    if _ran_on_weights(entry):
         return "same, weight-dependent lines by form"
     return "same"
+
+
+def _published_counts(entry: Mapping[str, Any]) -> tuple[int, int]:
+    """The published check's lines compared by form, then exactly; 0 where the record holds no count."""
+    published = entry.get("published") or {}
+    return line_count(published, "weight_dependent_lines") or 0, line_count(published, "exact_lines") or 0
+
+
+def _ran_on_weights(entry: Mapping[str, Any]) -> bool:
+    """Whether the build ran the snippet on GPT-2's weights, whose values the stand-in's random ones do not print."""
+    return entry.get("origin") == "executed" and (entry.get("model") or {}).get("loaded") == "weights"
 
 
 def _cell(name: str, release: str, result: dict[str, Any], sections: list[str], entry: Mapping[str, Any] | None) -> str:

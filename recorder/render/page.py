@@ -60,6 +60,12 @@ class PreparedPage:
                 )
 
 
+# What a block directive becomes: Markdown in place of its line, or HTML in the paragraph it stands in.
+# An example is both: its code block, then its directive's paragraph, which its output takes.
+_BecomesMarkdown = Listing | Parts
+_BecomesHtml = Example | Figure | Provenance | Compatibility | Origins
+
+
 def prepare(directives: list[Directive], shown: Recorded) -> PreparedPage:
     """What each directive of a page becomes; raises PageError, naming the fix, on the first that cannot."""
     prepared = PreparedPage()
@@ -70,32 +76,53 @@ def prepare(directives: list[Directive], shown: Recorded) -> PreparedPage:
             continue
         if isinstance(directive, Listing | Figure) and prepared.part is None:
             prepared.part = directive.file.partition("/")[0]
-        if isinstance(directive, Listing):
-            lines = fence(shown.root, directive.file, directive.section, directive.highlight)
-            # An example's directive stays, after its fence, as the paragraph its output takes.
-            lines += ["", directive.text] if isinstance(directive, Example) else []
-            prepared.fences.append((directive, [directive.indent + line if line else line for line in lines]))
-            if isinstance(directive, Example):
-                prepared.outputs.append((directive, render_output(shown, directive.name)))
-        elif isinstance(directive, Provenance):
-            prepared.outputs.append((directive, record_table(shown.manifest, shown.repository, shown.parts)))
-        elif isinstance(directive, Compatibility):
-            try:
-                html = compat_page.render(shown.root, shown.repository, shown.parts, shown.manifest)
-            except CompatError as error:
-                raise PageError(str(error)) from None
-            prepared.outputs.append((directive, html))
-        elif isinstance(directive, Origins):
-            if directive.part is not None and directive.part not in shown.parts:
-                raise PageError(f"`{directive.text}` names no part: the parts are {', '.join(shown.parts)}.")
-            prepared.outputs.append((directive, origins(shown.manifest, shown.parts, directive.part)))
-        elif isinstance(directive, Parts):
-            prepared.fences.append((directive, [directive.indent + line for line in _part_list(shown)]))
-        else:
-            check_include(shown.root, directive.file, None)
-            alt = "".join(part if isinstance(part, str) else shown.value(part.name) for part in directive.alt)
-            prepared.outputs.append((directive, render_figure(shown, directive.name, alt)))
+        if isinstance(directive, _BecomesMarkdown):
+            prepared.fences.append((directive, _markdown(directive, shown)))
+        if isinstance(directive, _BecomesHtml):
+            prepared.outputs.append((directive, _html(directive, shown)))
     return prepared
+
+
+def _markdown(directive: _BecomesMarkdown, shown: Recorded) -> list[str]:
+    """The lines replacing the directive's, indented as it is."""
+    if isinstance(directive, Parts):
+        lines = _part_list(shown)
+    else:
+        lines = fence(shown.root, directive.file, directive.section, directive.highlight)
+        # An example's directive stays, after its fence, as the paragraph its output takes.
+        lines += ["", directive.text] if isinstance(directive, Example) else []
+    return [directive.indent + line if line else line for line in lines]
+
+
+def _html(directive: _BecomesHtml, shown: Recorded) -> str:
+    if isinstance(directive, Example):
+        return render_output(shown, directive.name)
+    if isinstance(directive, Provenance):
+        return record_table(shown.manifest, shown.repository, shown.parts)
+    if isinstance(directive, Compatibility):
+        return _compatibility_table(shown)
+    if isinstance(directive, Origins):
+        return _origins(directive, shown)
+    return _figure(directive, shown)
+
+
+def _compatibility_table(shown: Recorded) -> str:
+    try:
+        return compat_page.render(shown.root, shown.repository, shown.parts, shown.manifest)
+    except CompatError as error:
+        raise PageError(str(error)) from None
+
+
+def _origins(directive: Origins, shown: Recorded) -> str:
+    if directive.part is not None and directive.part not in shown.parts:
+        raise PageError(f"`{directive.text}` names no part: the parts are {', '.join(shown.parts)}.")
+    return origins(shown.manifest, shown.parts, directive.part)
+
+
+def _figure(directive: Figure, shown: Recorded) -> str:
+    check_include(shown.root, directive.file, None)
+    alt = "".join(part if isinstance(part, str) else shown.value(part.name) for part in directive.alt)
+    return render_figure(shown, directive.name, alt)
 
 
 def with_fences(lines: list[str], prepared: PreparedPage) -> list[str]:

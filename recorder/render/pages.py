@@ -140,26 +140,32 @@ def checked_svg(text: str, *, output: str, source: str) -> ElementTree.Element:
     if root.tag != f"{{{SVG_NAMESPACE}}}svg":
         raise refused(f'must be one <svg xmlns="{SVG_NAMESPACE}"> element, not <{root.tag}>')
     for element in root.iter():
-        namespace, _, name = element.tag.rpartition("}")
-        if namespace != f"{{{SVG_NAMESPACE}" or name not in ALLOWED_ELEMENTS:
-            raise refused(
-                f"contains <{element.tag}>, which a page does not inline. Allowed elements: "
-                f"{', '.join(sorted(ALLOWED_ELEMENTS))}"
-            )
-        for attribute, value in element.attrib.items():
-            if attribute not in ALLOWED_ATTRIBUTES:
-                raise refused(
-                    f"gives <{name}> the attribute `{attribute}`, which a page does not inline "
-                    "(no event handlers, links, or style)"
-                )
-            if "url(" in value.replace(" ", "").lower() and not _LOCAL_REFERENCE.fullmatch(value):
-                raise refused(
-                    f"gives <{name}> {attribute}={value!r}; url() may only be `url(#id)`, an element "
-                    "of the figure itself"
-                )
+        if (reason := _not_inlined(element)) is not None:
+            raise refused(reason)
     if root.find(f"{{{SVG_NAMESPACE}}}title") is None:
         raise refused("has no <title> as a child of <svg>", fix="give the figure a short title")
     return root
+
+
+def _not_inlined(element: ElementTree.Element) -> str | None:
+    """Why a page does not inline `element`, or None if it does: its tag, or the first attribute it refuses."""
+    namespace, _, name = element.tag.rpartition("}")
+    if namespace != f"{{{SVG_NAMESPACE}" or name not in ALLOWED_ELEMENTS:
+        return (
+            f"contains <{element.tag}>, which a page does not inline. Allowed elements: "
+            f"{', '.join(sorted(ALLOWED_ELEMENTS))}"
+        )
+    for attribute, value in element.attrib.items():
+        if attribute not in ALLOWED_ATTRIBUTES:
+            return (
+                f"gives <{name}> the attribute `{attribute}`, which a page does not inline "
+                "(no event handlers, links, or style)"
+            )
+        if "url(" in value.replace(" ", "").lower() and not _LOCAL_REFERENCE.fullmatch(value):
+            return (
+                f"gives <{name}> {attribute}={value!r}; url() may only be `url(#id)`, an element of the figure itself"
+            )
+    return None
 
 
 def accessible_svg(text: str, alt: str, *, figure_id: str, output: str, source: str) -> str:
