@@ -11,12 +11,26 @@ from pathlib import Path
 from recorder import state
 from recorder.errors import RecorderError
 from recorder.record.project import Project
+from recorder.record.runner import Report
 from recorder.record.step import DEFAULT_TIMEOUT, attach, record
 from recorder.tools import diff, pr_record
 from recorder.tools.compat import make_compat
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    root, progress = args.root.resolve(), partial(print, flush=True)
+    try:
+        return _run_command(args, root, progress)
+    except RecorderError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted: recorded outputs were left as they were.", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m recorder", description=__doc__)
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: here)")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -50,39 +64,40 @@ def main(argv: list[str] | None = None) -> int:
         "compat", help="run every snippet with several transformers releases; writes compat/results.json"
     )
     compat.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
-    args = parser.parse_args(argv)
-    root, progress = args.root.resolve(), partial(print, flush=True)
-    try:
-        if args.command in ("record", "site"):
-            (attach if args.published else record)(root, force=args.force, timeout=args.timeout, report=progress)
-            if args.command == "site":
-                build_site(root)
-        elif args.command == "check":
-            found = state.current(Project.load(root))
-            for problem in found.problems:
-                print(problem, file=sys.stderr)
-            # Said, but not a failure (nor does it fail the build): the page shows a stale row of the
-            # version table as "not yet checked", never with an old verdict, so the site stays true;
-            # and `make compat` installs several transformers releases, too much to demand before
-            # every deploy (publish.yml runs this check) or every build.
-            for notice in found.notices:
-                print(f"notice: {notice}", file=sys.stderr)
-            return 1 if found.problems else 0
-        elif args.command == "diff":
-            print(diff.report(root, args.base), end="")
-        elif args.command == "pr-record":
-            if not pr_record.run(root, partial(record, report=progress), args.summary):
-                print(pr_record.failure_line(), file=sys.stderr)
-                return 1
-        else:
-            make_compat(root, timeout=args.timeout, report=partial(print, flush=True))
-    except RecorderError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("interrupted: recorded outputs were left as they were.", file=sys.stderr)
-        return 130
+    return parser
+
+
+def _run_command(args: argparse.Namespace, root: Path, progress: Report) -> int:
+    """Run the command `args` names; its exit status."""
+    if args.command in ("record", "site"):
+        (attach if args.published else record)(root, force=args.force, timeout=args.timeout, report=progress)
+        if args.command == "site":
+            build_site(root)
+    elif args.command == "check":
+        return _check(root)
+    elif args.command == "diff":
+        print(diff.report(root, args.base), end="")
+    elif args.command == "pr-record":
+        if not pr_record.run(root, partial(record, report=progress), args.summary):
+            print(pr_record.failure_line(), file=sys.stderr)
+            return 1
+    else:
+        make_compat(root, timeout=args.timeout, report=progress)
     return 0
+
+
+def _check(root: Path) -> int:
+    """Print what keeps the site from being built, then the notices; fails only on the former."""
+    found = state.current(Project.load(root))
+    for problem in found.problems:
+        print(problem, file=sys.stderr)
+    # Said, but not a failure (nor does it fail the build): the page shows a stale row of the
+    # version table as "not yet checked", never with an old verdict, so the site stays true;
+    # and `make compat` installs several transformers releases, too much to demand before
+    # every deploy (publish.yml runs this check) or every build.
+    for notice in found.notices:
+        print(f"notice: {notice}", file=sys.stderr)
+    return 1 if found.problems else 0
 
 
 def build_site(root: Path) -> None:

@@ -8,7 +8,7 @@ import builtins
 import re
 import symtable
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -173,27 +173,37 @@ def _section_reader(project: Project) -> Callable[[Listing], str]:
 def _imports(root: Path, blocks: list[Listing]) -> tuple[list[str], list[str]]:
     """The shown snippets' imports, but of other snippets (sections leave them out: the notebook gathers them in one
     cell), by module, a name imported once; and the pins of requirements.txt for the packages they need."""
-    folders = {root / SNIPPETS_DIR / PurePosixPath(block.file).parent for block in blocks}
-    local = {name for folder in folders for name in snippets.local_modules(folder)}
+    local = _snippet_modules(root, blocks)
     pinned, wanted = snippets.pins(root), set()
     statements: dict[str, str] = {}  # `import x` -> x, the module it is sorted by
     imported: dict[str, set[str]] = {}  # `from x import` -> its names, as written (`a`, `a as b`)
     for file in dict.fromkeys(block.file for block in blocks):
-        for node in ast.parse((root / SNIPPETS_DIR / file).read_text(encoding="utf-8")).body:
-            if not isinstance(node, ast.Import | ast.ImportFrom) or getattr(node, "level", 0):
-                continue
-            for alias in node.names:
-                module = alias.name if isinstance(node, ast.Import) else str(node.module)
-                if (package := module.split(".")[0]) in local:
-                    continue
-                if isinstance(node, ast.Import):
-                    statements[f"import {ast.unparse(alias)}"] = module
-                else:
-                    imported.setdefault(module, set()).add(ast.unparse(alias))
-                if package not in sys.stdlib_module_names:
-                    wanted.update(snippets.pins_providing(pinned, package, f"{SNIPPETS_DIR}/{file}"))
+        for node, alias, module in _imports_from_outside(root / SNIPPETS_DIR / file, local):
+            if isinstance(node, ast.Import):
+                statements[f"import {ast.unparse(alias)}"] = module
+            else:
+                imported.setdefault(module, set()).add(ast.unparse(alias))
+            if (package := module.split(".")[0]) not in sys.stdlib_module_names:
+                wanted.update(snippets.pins_providing(pinned, package, f"{SNIPPETS_DIR}/{file}"))
     statements |= {f"from {module} import {', '.join(sorted(names))}": module for module, names in imported.items()}
     return sorted(statements, key=lambda statement: (statements[statement], statement)), sorted(wanted, key=str.lower)
+
+
+def _snippet_modules(root: Path, blocks: list[Listing]) -> set[str]:
+    """The modules that the shown snippets' parts hold or share, by name."""
+    folders = {root / SNIPPETS_DIR / PurePosixPath(block.file).parent for block in blocks}
+    return {name for folder in folders for name in snippets.local_modules(folder)}
+
+
+def _imports_from_outside(path: Path, local: set[str]) -> Iterator[tuple[ast.Import | ast.ImportFrom, ast.alias, str]]:
+    """Each name a snippet file imports absolutely from a module not in `local`, as (statement, name, module)."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if not isinstance(node, ast.Import | ast.ImportFrom) or getattr(node, "level", 0):
+            continue
+        for alias in node.names:
+            module = alias.name if isinstance(node, ast.Import) else str(node.module)
+            if module.split(".")[0] not in local:
+                yield node, alias, module
 
 
 def _introduction(markdown: str, recorded: Recorded, blocks: list[Listing]) -> str:

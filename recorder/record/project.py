@@ -192,10 +192,6 @@ def plugin_options(config_name: str, config: dict[str, Any]) -> Any:
 
 def validated(config_name: str, options: Any) -> Options:
     """The plugin's options, checked; an error names the configuration file and the option."""
-
-    def refused(option: str, problem: str) -> ProjectError:
-        return ProjectError(f"{config_name}: plugin `{PLUGIN}`, option `{option}`: {problem}")
-
     if not isinstance(options, dict | None):
         raise ProjectError(
             f"{config_name}: plugin `{PLUGIN}` takes its options as a mapping, "
@@ -203,26 +199,46 @@ def validated(config_name: str, options: Any) -> Options:
         )
     options = dict(options or {})
     options.pop("enabled", None)  # the engine's own switch for every plugin
+    _check_known(config_name, options)
+    _check_texts(config_name, options)
+    _check_published_with(config_name, options.get("published_with") or {})
+    return Options(**options)
+
+
+def _refused(config_name: str, option: str, problem: str) -> ProjectError:
+    return ProjectError(f"{config_name}: plugin `{PLUGIN}`, option `{option}`: {problem}")
+
+
+def _check_known(config_name: str, options: dict[str, Any]) -> None:
     if unknown := sorted(set(options) - set(Options.__dataclass_fields__)):
-        raise refused(unknown[0], f"unknown option. Known: {', '.join(Options.__dataclass_fields__)}.")
+        raise _refused(config_name, unknown[0], f"unknown option. Known: {', '.join(Options.__dataclass_fields__)}.")
+
+
+def _check_texts(config_name: str, options: dict[str, Any]) -> None:
     for option in ("published_article", "llms_section"):
         if not isinstance(options.get(option, ""), str):
-            raise refused(option, f"expected text, not {type(options[option]).__name__}.")
-    stated = options.get("published_with") or {}
+            raise _refused(config_name, option, f"expected text, not {type(options[option]).__name__}.")
+
+
+def _check_published_with(config_name: str, stated: Any) -> None:
+    """`published_with`: for each output, each package the article states it was run with, and its version."""
     if not isinstance(stated, dict):
-        raise refused("published_with", "expected a mapping of outputs to what the article states for each.")
+        raise _refused(
+            config_name, "published_with", "expected a mapping of outputs to what the article states for each."
+        )
     for output, versions in stated.items():
         if not isinstance(versions, dict) or not versions:
-            raise refused(
+            raise _refused(
+                config_name,
                 "published_with",
                 f'{output}: name each package with its version, quoted, e.g. {{transformers: "5.17.0"}}',
             )
         for package, version in versions.items():
             if not isinstance(version, str):  # YAML reads 5.10 as the number 5.1
-                raise refused(
+                raise _refused(
+                    config_name,
                     "published_with",
                     f"{output}: the version of `{package}` is {version!r}, a "
                     f"{type(version).__name__}, not text: quote it as the article states "
                     f'it, e.g. {package}: "5.17.0"',
                 )
-    return Options(**options)

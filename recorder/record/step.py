@@ -13,7 +13,7 @@ from typing import Any
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR, TOKENIZER_FILES
 from recorder.record import hub, notebook, published, store
 from recorder.record.project import Project
-from recorder.record.runner import Report, quiet_libraries, run_all, snippet_modules
+from recorder.record.runner import Report, Run, quiet_libraries, run_all, snippet_modules
 from recorder.record.snippets import Snippet, discover, sha256_bytes, source_hashes, versions_for
 
 DEFAULT_TIMEOUT = 300.0
@@ -97,60 +97,75 @@ def record(
     only the benchmark does that, to record its stand-in into a throwaway copy of the project.
     """
     with recording(root, report) as current:
-        snippets, previous = current.snippets, current.manifest
-        targets = stale(root, current, force=force)
-        targets += [s for s in published.to_confirm(snippets, previous) if s not in targets]
-        if not targets and set(previous) <= set(snippets) and not store.orphans(root, snippets):
-            report(f"{OUTPUTS_DIR}/ is up to date ({len(snippets)} snippets).")
+        targets = _targets(root, current, force=force)
+        if _up_to_date(root, current, targets):
+            report(f"{OUTPUTS_DIR}/ is up to date ({len(current.snippets)} snippets).")
             return 0
         quiet_libraries()
-        loads = {snippet.loads for snippet in targets}
-        if loads - {None}:
-            weights = "weights" in loads
-            try:
-                online = hub.configure(weights=weights)
-            except hub.ModelUnavailable as error:
-                raise hub.ModelUnavailable(f"{error}{published.offline_hint(root, targets)}") from None
-            what = "GPT-2" if weights else "GPT-2's tokenizer"
-            where = "hub reachable" if online else "offline, from the local cache"
-            report(f"{what} {MODEL_ID}@{REVISION[:7]}: {where}")
-            if online and weights:  # a failed download stops here, before any snippet runs
-                hub.fetch_pinned(report)
-        tokenizer = hub.tokenizer_snapshot() if "tokenizer" in loads else None
-        if tokenizer is not None and pinned_files:
-            hub.digests(tokenizer, TOKENIZER_FILES, pinned=True)  # files cached earlier: refused before any runs
+        tokenizer = _prepare_model(root, targets, report, pinned_files=pinned_files)
         runs = run_all(root, targets, timeout=timeout, report=report)
-        models: dict[str | None, dict[str, Any] | None] = {None: None}
-        if tokenizer is not None:
-            files = hub.digests(tokenizer, TOKENIZER_FILES, pinned=pinned_files)
-            models["tokenizer"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}
-        if any(run.snippet.loads == "weights" for run in runs):
-            imported = [vars(module) for module in snippet_modules(root / SNIPPETS_DIR).values()]
-            # The weight snippets' models only (runner.Run): one built from GPT-2's configuration has no revision.
-            snapshot = hub.loaded_snapshot([*(run.namespace for run in runs), *imported])
-            files = hub.digests(snapshot, pinned=pinned_files)
-            models["weights"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "weights", "files": files}
-        published.compare(root, runs, previous, report)
-        save(
-            root,
-            current,
-            {
-                run.snippet.name: (
-                    run.stdout,
-                    entry(
-                        root,
-                        run.snippet,
-                        run.stdout,
-                        origin="executed",
-                        seconds=run.seconds,
-                        model=models[run.snippet.loads],
-                    ),
-                )
-                for run in runs
-            },
-        )
-        report(f"recorded {len(runs)} of {len(snippets)} snippets into {OUTPUTS_DIR}/")
+        models = _loaded_models(root, runs, tokenizer, pinned_files=pinned_files)
+        published.compare(root, runs, current.manifest, report)
+        save(root, current, {run.snippet.name: (run.stdout, _executed(root, run, models)) for run in runs})
+        report(f"recorded {len(runs)} of {len(current.snippets)} snippets into {OUTPUTS_DIR}/")
         return len(runs)
+
+
+def _targets(root: Path, current: Recording, *, force: bool) -> list[Snippet]:
+    """The stale snippets, then those recorded from the article's published outputs, re-run when GPT-2 is in reach."""
+    targets = stale(root, current, force=force)
+    return targets + [s for s in published.to_confirm(current.snippets, current.manifest) if s not in targets]
+
+
+def _up_to_date(root: Path, current: Recording, targets: list[Snippet]) -> bool:
+    """Nothing to run, and no output of a deleted snippet left to drop."""
+    return not targets and set(current.manifest) <= set(current.snippets) and not store.orphans(root, current.snippets)
+
+
+def _prepare_model(root: Path, targets: list[Snippet], report: Report, *, pinned_files: bool) -> Path | None:
+    """Make what the targets load of GPT-2 available, and return the tokenizer's snapshot if one loads it."""
+    loads = {snippet.loads for snippet in targets}
+    if loads - {None}:
+        _reach_model(root, targets, report, weights="weights" in loads)
+    tokenizer = hub.tokenizer_snapshot() if "tokenizer" in loads else None
+    if tokenizer is not None and pinned_files:
+        hub.digests(tokenizer, TOKENIZER_FILES, pinned=True)  # files cached earlier: refused before any runs
+    return tokenizer
+
+
+def _reach_model(root: Path, targets: list[Snippet], report: Report, *, weights: bool) -> None:
+    """Point the hub's libraries at the pinned revision, online or from the cache, and say which."""
+    try:
+        online = hub.configure(weights=weights)
+    except hub.ModelUnavailable as error:
+        raise hub.ModelUnavailable(f"{error}{published.offline_hint(root, targets)}") from None
+    what = "GPT-2" if weights else "GPT-2's tokenizer"
+    where = "hub reachable" if online else "offline, from the local cache"
+    report(f"{what} {MODEL_ID}@{REVISION[:7]}: {where}")
+    if online and weights:  # a failed download stops here, before any snippet runs
+        hub.fetch_pinned(report)
+
+
+def _loaded_models(
+    root: Path, runs: list[Run], tokenizer: Path | None, *, pinned_files: bool
+) -> dict[str | None, dict[str, Any] | None]:
+    """The `model` of a run's manifest entry, by what its snippet loads: what of GPT-2, and its files' sha256."""
+    models: dict[str | None, dict[str, Any] | None] = {None: None}
+    if tokenizer is not None:
+        files = hub.digests(tokenizer, TOKENIZER_FILES, pinned=pinned_files)
+        models["tokenizer"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}
+    if any(run.snippet.loads == "weights" for run in runs):
+        imported = [vars(module) for module in snippet_modules(root / SNIPPETS_DIR).values()]
+        # The weight snippets' models only (runner.Run): one built from GPT-2's configuration has no revision.
+        snapshot = hub.loaded_snapshot([*(run.namespace for run in runs), *imported])
+        files = hub.digests(snapshot, pinned=pinned_files)
+        models["weights"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "weights", "files": files}
+    return models
+
+
+def _executed(root: Path, run: Run, models: dict[str | None, dict[str, Any] | None]) -> dict[str, Any]:
+    """The manifest entry of a snippet this run executed."""
+    return entry(root, run.snippet, run.stdout, origin="executed", seconds=run.seconds, model=models[run.snippet.loads])
 
 
 def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:

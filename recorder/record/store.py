@@ -92,42 +92,68 @@ def problems(
             )
         ]
     entries = read_manifest(root) if entries is None else entries
-    found = []
-    for name, snippet in snippets.items():
-        source, entry, output = snippet.relative(root), entries.get(name), output_path(root, name)
-        if entry is None or not output.exists():
-            found.append(Problem(name, f"{source} has no recorded output. Run `make record`."))
-        elif sha256_file(output) != entry["output_sha256"]:
-            shown = output.relative_to(root)
-            found.append(
-                Problem(
-                    name,
-                    f"{shown} differs from what `make record` wrote (was it edited by hand?). "
-                    f"Outputs are never edited: restore it with `git checkout -- {shown}` "
-                    "or run `make record`.",
-                )
-            )
-        elif (hashes := source_hashes(snippet, root)) != entry["sources"]:
-            changed = [path for path, digest in hashes.items() if entry["sources"].get(path) != digest]
-            what = source if changed == [source] else f"{source}: {', '.join(changed) or 'its imports'}"
-            found.append(
-                Problem(
-                    name,
-                    f"{what} changed since its output was recorded. Run `make record` and commit the updated outputs/.",
-                )
-            )
-        elif (pinned := pinned_model(snippet)) != recorded_model(entry):
-            found.append(
-                Problem(
-                    name,
-                    f"{source} was recorded against {_model_shown(recorded_model(entry))} and now "
-                    f"loads {_model_shown(pinned)}. Run `make record` and commit the updated "
-                    "outputs/.",
-                )
-            )
-        elif changes := version_changes(entry.get("versions") or {}, snippet):
-            found.append(Problem(name, f"{source}: {version_advice(root, changes)}"))
-    found += [
+    found = [
+        problem
+        for name, snippet in snippets.items()
+        if (problem := _snippet_problem(root, name, snippet, entries.get(name)))
+    ]
+    return found + _deleted_snippets(entries, snippets) + _orphan_outputs(root, snippets, entries)
+
+
+def _snippet_problem(root: Path, name: str, snippet: Snippet, entry: dict[str, Any] | None) -> Problem | None:
+    """The first way, in this order, that one snippet's recorded output disagrees with it; None if none does."""
+    output = output_path(root, name)
+    if entry is None or not output.exists():
+        return Problem(name, f"{snippet.relative(root)} has no recorded output. Run `make record`.")
+    message = (
+        _edited_output(root, output, entry)
+        or _changed_sources(root, snippet, entry)
+        or _changed_model(root, snippet, entry)
+        or _changed_versions(root, snippet, entry)
+    )
+    return Problem(name, message) if message else None
+
+
+def _edited_output(root: Path, output: Path, entry: dict[str, Any]) -> str | None:
+    if sha256_file(output) == entry["output_sha256"]:
+        return None
+    shown = output.relative_to(root)
+    return (
+        f"{shown} differs from what `make record` wrote (was it edited by hand?). "
+        f"Outputs are never edited: restore it with `git checkout -- {shown}` "
+        "or run `make record`."
+    )
+
+
+def _changed_sources(root: Path, snippet: Snippet, entry: dict[str, Any]) -> str | None:
+    """The snippet's sources no longer hash as recorded: it is named, and the files that changed unless only it did."""
+    if (hashes := source_hashes(snippet, root)) == entry["sources"]:
+        return None
+    source = snippet.relative(root)
+    changed = [path for path, digest in hashes.items() if entry["sources"].get(path) != digest]
+    what = source if changed == [source] else f"{source}: {', '.join(changed) or 'its imports'}"
+    return f"{what} changed since its output was recorded. Run `make record` and commit the updated outputs/."
+
+
+def _changed_model(root: Path, snippet: Snippet, entry: dict[str, Any]) -> str | None:
+    if (pinned := pinned_model(snippet)) == (recorded := recorded_model(entry)):
+        return None
+    return (
+        f"{snippet.relative(root)} was recorded against {_model_shown(recorded)} and now "
+        f"loads {_model_shown(pinned)}. Run `make record` and commit the updated "
+        "outputs/."
+    )
+
+
+def _changed_versions(root: Path, snippet: Snippet, entry: dict[str, Any]) -> str | None:
+    if changes := version_changes(entry.get("versions") or {}, snippet):
+        return f"{snippet.relative(root)}: {version_advice(root, changes)}"
+    return None
+
+
+def _deleted_snippets(entries: dict[str, dict[str, Any]], snippets: dict[str, Snippet]) -> list[Problem]:
+    """The manifest's entries whose snippet is gone."""
+    return [
         Problem(
             name,
             f"{OUTPUTS_DIR}/{MANIFEST_NAME} records `{name}`, but snippets/{name}.py does not "
@@ -135,6 +161,11 @@ def problems(
         )
         for name in sorted(set(entries) - set(snippets))
     ]
+
+
+def _orphan_outputs(root: Path, snippets: dict[str, Snippet], entries: dict[str, dict[str, Any]]) -> list[Problem]:
+    """Output files of no snippet; one the manifest still records is reported once, as a deleted snippet."""
+    found = []
     for path in orphans(root, snippets):
         name = path.relative_to(outputs_dir(root)).with_suffix("").as_posix()
         if name not in entries:
@@ -221,21 +252,33 @@ def replace_file(path: Path, data: bytes) -> None:
 
 def recover(root: Path) -> None:
     """Finish a transaction that reached READY; discard one that did not."""
-    folder, staging = outputs_dir(root), outputs_dir(root) / TRANSACTION
+    staging = outputs_dir(root) / TRANSACTION
     if not staging.exists():
         return
-    if (ready := staging / READY).exists():
-        removals = json.loads(ready.read_text(encoding="utf-8"))["remove"]
-        for staged in sorted(path for path in staging.rglob("*") if path.is_file() and path != ready):
-            (folder / staged.relative_to(staging)).parent.mkdir(parents=True, exist_ok=True)
-            os.replace(staged, folder / staged.relative_to(staging))
-        for name in removals:
-            (folder / name).unlink(missing_ok=True)
-        for emptied in sorted({(folder / name).parent for name in removals} - {folder}):
-            if emptied.is_dir() and not any(emptied.iterdir()):
-                emptied.rmdir()  # the folder of a removed part
-        _fsync_dir(folder)
+    if (staging / READY).exists():
+        _finish(outputs_dir(root), staging)
     shutil.rmtree(staging)
+
+
+def _finish(folder: Path, staging: Path) -> None:
+    """Move a complete transaction's files into place, then delete the files it removes."""
+    ready = staging / READY
+    removals = json.loads(ready.read_text(encoding="utf-8"))["remove"]
+    for staged in sorted(path for path in staging.rglob("*") if path.is_file() and path != ready):
+        target = folder / staged.relative_to(staging)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staged, target)
+    _remove(folder, removals)
+    _fsync_dir(folder)
+
+
+def _remove(folder: Path, names: list[str]) -> None:
+    """Delete these files of `folder`, and each folder of theirs that this leaves empty."""
+    for name in names:
+        (folder / name).unlink(missing_ok=True)
+    for emptied in sorted({(folder / name).parent for name in names} - {folder}):
+        if emptied.is_dir() and not any(emptied.iterdir()):
+            emptied.rmdir()  # the folder of a removed part
 
 
 def commit(root: Path, files: dict[str, bytes], remove: list[str]) -> None:
