@@ -72,10 +72,12 @@ serve: $(STAMP) ## Live preview on http://127.0.0.1:8000, reloading on page and 
 	$(BIN)/python -m mkdocs serve --strict
 
 # Only the docs' fences run under pytest here, without the suite's addopts (coverage of snippets/).
-# The formatter decides line shape; the linter's rules are pyproject.toml's [tool.ruff].
-lint: $(STAMP) ## Formatting and lint of the Python (ruff)
+# The formatter decides line shape; the linter's rules are pyproject.toml's [tool.ruff]. xenon grades each function's
+# complexity as radon counts it, boolean operators included: B at most, 10 (tests/ and snippets/ are not graded).
+lint: $(STAMP) ## Formatting, lint and each function's complexity, of the Python (ruff, xenon)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
+	$(BIN)/xenon --max-absolute B recorder bench tools
 
 check: lint ## Before pushing: lint, the state every build checks, strict build, the docs' code (no browser, no model)
 	$(BIN)/python -m recorder check
