@@ -2,8 +2,8 @@
 .DEFAULT_GOAL := help
 SHELL := /bin/bash
 export NO_MKDOCS_2_WARNING := 1
-# Python caches what it compiles, so that only the first process pays for torch's modules (16 s to import
-# it with transformers, not 6 s). Byte-compiling all of .venv at install time instead took 30 s.
+# Python caches what it compiles, so that only the first process pays for compiling torch's modules
+# (CONTRIBUTING.md, "The test suite", has the figures).
 unexport PYTHONDONTWRITEBYTECODE
 PYTHON ?= python3
 VENV := .venv
@@ -28,7 +28,7 @@ help: ## List the targets
 # several GB, so uv takes torch's CPU build from PyTorch's index (TORCH_INDEX= for PyPI's, or a mirror's address).
 # uv reads none of pip's settings: where pip has find-links (a machine that keeps a CPU build of torch there),
 # uv is handed those instead. Worked out only where uv installs (.venv, `make compat`'s environments): reading
-# pip's configuration takes 0.4 s, which every other target would pay.
+# pip's configuration starts pip, which every other target would pay for nothing.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 UV := uv==$(shell sed -n 's/^uv==\([^ #]*\).*/\1/p' requirements.txt)
 space := $() $()
@@ -62,7 +62,7 @@ record: $(STAMP) ## Re-run stale snippets and record their outputs (FORCE=1, PUB
 	$(BIN)/python -m recorder record $(RECORD_FLAGS)
 
 # One direction: the record step writes outputs and notebooks, then the build only reads them and fails on
-# drift. One process: the build reuses the record step's imports (measured: 0.4 s of CPU less than two).
+# drift. One process: the build reuses the record step's imports.
 site: $(STAMP) ## Record what is stale, then build the site strictly into site/
 	$(BIN)/python -m recorder site $(RECORD_FLAGS)
 
@@ -88,8 +88,7 @@ check: lint ## Before pushing: lint, the state every build checks, strict build,
 diff: $(STAMP) ## What changed in the recorded outputs since the merge base with origin/main or HEAD (BASE=ref)
 	@$(BIN)/python -m recorder diff $(BASE)
 
-# One test worker more than cores, to fill the moments a worker waits on a browser or a child process
-# (on 2 cores, pytest took 138 s to 159 s over three runs with 3 workers, 140 s to 166 s over four with 2).
+# One test worker more than cores, to fill the moments a worker waits on a browser or a child process.
 test: $(STAMP) $(AXE_STAMP) ## Run the test suite (snippets against a stand-in GPT-2, drift guard, docs, browser)
 	PYTEST_XDIST_AUTO_NUM_WORKERS=$${PYTEST_XDIST_AUTO_NUM_WORKERS:-$$(($$(nproc) + 1))} $(BIN)/python -m pytest
 

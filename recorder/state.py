@@ -124,13 +124,13 @@ def work_out(project: Project, content: str) -> State:
         shown = recorded(project, repository.from_environment(os.environ))
         # Outputs that lag behind first, alone: a notebook, a value or a page that reads them would only repeat
         # the same cause in other words.
-        problems = [problem.message for problem in store.problems(project.root, entries=shown.manifest)]
+        problems = [problem.message for problem in store.stale_outputs(project.root, entries=shown.manifest)]
         if not problems:
-            problems = [problem.message for problem in notebook.problems(project, shown)]
+            problems = [problem.message for problem in notebook.stale_notebooks(project, shown)]
             problems += unused_values(project, shown) + pages_problems(project, shown)
     except RecorderError as error:
         problems = [str(error)]
-    notices = [problem.message for problem in compat_page.problems(project.root)]
+    notices = [problem.message for problem in compat_page.notices(project.root)]
     return State(content, tuple(problems), tuple(notices), ())
 
 

@@ -270,7 +270,7 @@ def test_a_record_run_killed_at_any_step_of_its_commit_loses_nothing(project: Pa
         left = published(project)
         if (staging / store.READY).exists():
             # Complete but not yet in place: the next run puts it there before anything else.
-            assert "interrupted record run. Run `make record` to finish it." in store.problems(project)[0].message
+            assert "interrupted record run. Run `make record` to finish it." in store.stale_outputs(project)[0].message
             marker = json.loads((staging / store.READY).read_text())
             assert f"{PART}/first.txt" in marker["remove"] and "removed-part/gone.txt" in marker["remove"]
             expected = {name: data for name, data in left.items() if name not in marker["remove"]}
@@ -282,7 +282,7 @@ def test_a_record_run_killed_at_any_step_of_its_commit_loses_nothing(project: Pa
         assert record_in_a_fork(project, 0, report) == 0
         rerun = report.read_text(encoding="utf-8")
         assert not staging.exists()
-        assert store.problems(project) == []
+        assert store.stale_outputs(project) == []
         if expected is None:
             assert f"[1/1] snippets/{PART}/second.py" in rerun
         else:
@@ -329,7 +329,7 @@ def test_a_second_record_run_is_refused_while_one_is_running(run, project: Path)
         _, stderr = first.communicate(timeout=120)
     assert first.returncode == 0, stderr
     assert (project / "outputs" / PART / "waits.txt").read_text() == "released\n"
-    assert store.problems(project) == []
+    assert store.stale_outputs(project) == []
 
 
 @pytest.fixture

@@ -123,7 +123,7 @@ def small_project(root: Path, hub_cache: Path) -> Path:
         (root / "outputs" / f"{name}.txt").write_bytes(output)
         entries[name] = step.entry(root, snippet, output, origin="executed", seconds=0.0, model=None)
     (root / "outputs" / "manifest.json").write_bytes(store.manifest_bytes(entries))
-    assert store.problems(root) == []
+    assert store.stale_outputs(root) == []
     return root
 
 
@@ -309,7 +309,7 @@ def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, 
     root, _, _ = checked
     copy = tmp_path / "project"
     subprocess.run(["cp", "-r", str(root), str(copy)], check=True)
-    assert compat_page.problems(copy) == []
+    assert compat_page.notices(copy) == []
     (copy / "snippets" / "vectors" / "shape.py").write_text(
         SNIPPETS["vectors/shape"] + "# now commented\n", encoding="utf-8"
     )
@@ -323,10 +323,10 @@ def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, 
         assert len(cells) == 1 and cells[0]["colspan"] == "2"
         assert cells[0].get_text() == f"not yet checked: {changed} changed since compat/results.json was made"
         assert document.find(id=f"compat-{name.replace('/', '-')}-2.0") is None, "no old verdict"
-    assert [problem.snippet for problem in compat_page.problems(copy)] == ["vectors/row", "vectors/shape"]
+    assert [problem.snippet for problem in compat_page.notices(copy)] == ["vectors/row", "vectors/shape"]
     assert all(
         problem.message.endswith("Run `make compat` and commit compat/results.json.")
-        for problem in compat_page.problems(copy)
+        for problem in compat_page.notices(copy)
     )
 
 

@@ -35,12 +35,12 @@ def test_the_committed_outputs_name_one_torch() -> None:
 @pytest.mark.parametrize("torch", ["2.13.0", "2.13.0+cpu", "2.13.0+cu130"])
 def test_a_build_s_local_label_leaves_every_output_current(monkeypatch: pytest.MonkeyPatch, torch: str) -> None:
     installing(monkeypatch, torch)
-    assert store.problems(ROOT) == []
+    assert store.stale_outputs(ROOT) == []
 
 
 def test_another_release_than_the_pin_is_named_and_reinstalling_is_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
     installing(monkeypatch, "2.12.0+cpu")
-    found = store.problems(ROOT)
+    found = store.stale_outputs(ROOT)
     assert found and {problem.snippet for problem in found} == {
         name for name, entry in store.read_manifest(ROOT).items() if "torch" in entry.get("versions", {})
     }
@@ -55,7 +55,7 @@ def test_a_new_pin_is_named_and_recording_is_the_fix(project: Path, monkeypatch:
     requirements = project / "requirements.txt"
     requirements.write_text(requirements.read_text().replace("torch==2.13.0", "torch==2.14.0"))
     installing(monkeypatch, "2.14.0")
-    found = store.problems(project)
+    found = store.stale_outputs(project)
     assert found
     for problem in found:
         assert "torch: recorded with" in problem.message and "installed 2.14.0." in problem.message
@@ -109,7 +109,7 @@ def test_another_transformers_release_is_named_for_every_snippet_that_loads_gpt2
         "installed_version",
         lambda package: "5.18.0" if package == "transformers" else real_installed_version(package),
     )
-    found = store.problems(ROOT)
+    found = store.stale_outputs(ROOT)
     loading = {name for name, entry in store.read_manifest(ROOT).items() if "transformers" in entry.get("versions", {})}
     assert loading and {problem.snippet for problem in found} == loading
     for problem in found:

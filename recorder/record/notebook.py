@@ -24,7 +24,7 @@ from recorder.record.project import NOTEBOOKS_DIR, Part, Project
 from recorder.recorded import Recorded, fence, recorded
 
 
-def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
+def generate(project: Project, shown: Recorded, part: Part) -> bytes:
     """The notebook of `part`, as `make record` writes it and the build expects it."""
     markdown = project.page(part.page)[0]
     blocks = [directive for directive in parse(markdown) if isinstance(directive, Listing)]
@@ -33,15 +33,15 @@ def generate(project: Project, recorded: Recorded, part: Part) -> bytes:
         _cell(
             section(block),
             f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}",
-            [{"output_type": "stream", "name": "stdout", "text": recorded.output(block.name)}]
+            [{"output_type": "stream", "name": "stdout", "text": shown.output(block.name)}]
             if isinstance(block, Example)
             else [],
         )
         for number, block in enumerate(blocks, 1)
     ]
-    imports, pins = _imports(recorded.root, blocks)
+    imports, pins = _imports(shown.root, blocks)
     _check_runs(part, ["\n".join(imports), *(cell["source"] for cell in examples)], blocks)
-    introduction = _introduction(markdown, recorded, blocks)
+    introduction = _introduction(markdown, shown, blocks)
     cells = [
         {"cell_type": "markdown", "id": "about", "metadata": {}, "source": introduction},
         _cell("%pip install " + " ".join(pins), "install"),
@@ -106,28 +106,28 @@ def _cell(source: str, cell_id: str, outputs: list[dict[str, str]] | None = None
     }
 
 
-def problems(project: Project, recorded: Recorded) -> list[store.Problem]:
+def stale_notebooks(project: Project, shown: Recorded) -> list[store.Problem]:
     """Each companion notebook that is missing, differs from what `generate` returns now, or belongs to no part."""
     found = []
-    for path, shown, part in _notebooks(project):
+    for path, name, part in _notebooks(project):
         if part is None:
             found.append(
-                f"{shown} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). Delete it, or run "
+                f"{name} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). Delete it, or run "
                 "`make record`, which does."
             )
             continue
         try:
-            expected = generate(project, recorded, part)
+            expected = generate(project, shown, part)
         except PageError:
             continue  # building the page reports it, naming the page and the fix
         except RecorderError as error:
-            found.append(f"{shown} cannot be generated: {error}")
+            found.append(f"{name} cannot be generated: {error}")
             continue
         if not path.exists():
-            found.append(f"{shown} is missing. Run `make record` and commit it.")
+            found.append(f"{name} is missing. Run `make record` and commit it.")
         elif path.read_bytes() != expected:
             found.append(
-                f"{shown} differs from what `make record` generates from docs/{part.page}, its snippets and "
+                f"{name} differs from what `make record` generates from docs/{part.page}, its snippets and "
                 f"{REQUIREMENTS} (edited by hand, or not regenerated). Notebooks are never edited: "
                 "run `make record` and commit it."
             )
@@ -136,21 +136,21 @@ def problems(project: Project, recorded: Recorded) -> list[store.Problem]:
 
 def update(project: Project, report: Callable[[str], None], manifest: dict[str, dict[str, Any]]) -> None:
     """Rewrite each companion notebook that differs from what `generate` returns now; drop those of no part."""
-    found = recorded(project, manifest=manifest)
-    for path, shown, part in _notebooks(project):
+    shown = recorded(project, manifest=manifest)
+    for path, name, part in _notebooks(project):
         if part is None:
             path.unlink()
-            report(f"removed {shown}, whose part is gone")
+            report(f"removed {name}, whose part is gone")
             continue
         try:
-            data = generate(project, found, part)
+            data = generate(project, shown, part)
         except PageError as error:  # the build stops on it too, naming the page
-            report(f"{shown} left as it was: docs/{part.page}: {error}")
+            report(f"{name} left as it was: docs/{part.page}: {error}")
             continue
         if not path.exists() or path.read_bytes() != data:
             path.parent.mkdir(exist_ok=True)
             store.replace_file(path, data)
-            report(f"wrote {shown}")
+            report(f"wrote {name}")
 
 
 def _notebooks(project: Project) -> list[tuple[Path, str, Part | None]]:
@@ -206,13 +206,13 @@ def _imports_from_outside(path: Path, local: set[str]) -> Iterator[tuple[ast.Imp
                 yield node, alias, module
 
 
-def _introduction(markdown: str, recorded: Recorded, blocks: list[Listing]) -> str:
+def _introduction(markdown: str, shown: Recorded, blocks: list[Listing]) -> str:
     title = match.group(1).strip() if (match := re.search(r"^# (.+)$", markdown, re.M)) else "this page"
     # The files of each origin, worded as the line under each output says it, without its day.
     origins: dict[str, dict[str, None]] = {}
     for block in blocks:
         if isinstance(block, Example):
-            line = Origin.of(recorded.manifest[block.name]).line(markdown=True)
+            line = Origin.of(shown.manifest[block.name]).line(markdown=True)
             origins.setdefault(line, {})[f"`{SNIPPETS_DIR}/{block.file}`"] = None
     sources = "\n".join(f"- {', '.join(files)}: {origin}" for origin, files in origins.items())
     return f"""# {title}: the notebook

@@ -43,7 +43,7 @@ def recording(root: Path, report: Report) -> Iterator[Recording]:
 
 
 def stale(root: Path, current: Recording, *, force: bool) -> list[Snippet]:
-    flagged = {problem.snippet for problem in store.problems(root, current.snippets, current.manifest)}
+    flagged = {problem.snippet for problem in store.stale_outputs(root, current.snippets, current.manifest)}
     return [snippet for name, snippet in current.snippets.items() if force or name in flagged]
 
 

@@ -79,7 +79,7 @@ def manifest_bytes(entries: dict[str, dict[str, Any]]) -> bytes:
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-def problems(
+def stale_outputs(
     root: Path, snippets: dict[str, Snippet] | None = None, entries: dict[str, dict[str, Any]] | None = None
 ) -> list[Problem]:
     """Every way the recorded outputs disagree with the snippets, each with its fix (a record run passes

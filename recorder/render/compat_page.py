@@ -69,7 +69,7 @@ def unchecked(root: Path, table: dict[str, Any], snippets: dict[str, Snippet]) -
     return why
 
 
-def problems(root: Path) -> list[store.Problem]:
+def notices(root: Path) -> list[store.Problem]:
     """Each stale row, with the fix, for `python -m recorder check`."""
     try:
         table = read(root)

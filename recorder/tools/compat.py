@@ -132,7 +132,7 @@ def verdict(recorded: str, printed: Printed, weight_dependent: set[int]) -> dict
 
 def plan(root: Path, releases: tuple[str, ...]) -> dict[str, list[str] | None]:
     """What to install for each release (None: the pinned one, in this environment), or why nothing can run."""
-    if found := store.problems(root):
+    if found := store.stale_outputs(root):
         raise CompatError(
             "the table compares the snippets with their recorded outputs, which are out of date:\n  "
             + "\n  ".join(problem.message for problem in found)

@@ -22,14 +22,9 @@ INSTRUCTION = (
 )
 
 
-def problems(root: Path) -> list[str]:
-    """What keeps the project at `root` from being built, as every build judges it."""
-    return list(state.current(Project.load(root)).problems)
-
-
 def run(root: Path, record_step: Callable[[Path], object], summary: Path | None) -> bool:
     """Whether the committed outputs were up to date; when not, records them and reports the change."""
-    stale = problems(root)
+    stale = state.current(Project.load(root)).problems  # as every build judges it
     if not stale:
         publish(UP_TO_DATE, summary)
         return True
