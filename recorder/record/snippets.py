@@ -82,13 +82,14 @@ def _read(path: Path) -> _Module:
         tree = ast.parse(path.read_bytes(), filename=str(path))
     except SyntaxError as error:
         raise RecorderError(f"{path}:{error.lineno}: {error.msg}. Fix the syntax error in the snippet.") from None
-    return _Module(path, _imported_names(tree), _pretrained_on(tree))
+    nodes = list(ast.walk(tree))  # walked once: every build that works out its state reads every snippet
+    return _Module(path, _imported_names(nodes), _pretrained_on(nodes))
 
 
-def _imported_names(tree: ast.AST) -> frozenset[tuple[str, str]]:
+def _imported_names(nodes: list[ast.AST]) -> frozenset[tuple[str, str]]:
     """(top-level module, name) of each absolute import; name "*" for `import module`."""
     names: set[tuple[str, str]] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             names.update((alias.name.split(".")[0], "*") for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -96,17 +97,17 @@ def _imported_names(tree: ast.AST) -> frozenset[tuple[str, str]]:
     return frozenset(names)
 
 
-def _pretrained_on(tree: ast.AST) -> frozenset[str]:
+def _pretrained_on(nodes: list[ast.AST]) -> frozenset[str]:
     """What `from_pretrained` is called on: a name imported from a module as it is named there, else "?"."""
     imported_as = {
         alias.asname or alias.name: alias.name
-        for node in ast.walk(tree)
+        for node in nodes
         if isinstance(node, ast.ImportFrom)
         for alias in node.names
     }
     return frozenset(
         imported_as.get(node.value.id, "?") if isinstance(node.value, ast.Name) else "?"
-        for node in ast.walk(tree)
+        for node in nodes
         if isinstance(node, ast.Attribute) and node.attr == "from_pretrained"
     )
 
