@@ -10,9 +10,10 @@ from xml.etree import ElementTree
 import pytest
 from mkdocs.utils.meta import get_data
 
+from recorder.errors import PageError
 from recorder.record.project import Part, Project
 from recorder.record.snippets import discover
-from recorder.render.pages import SVG_NAMESPACE, UnsafeFigure, accessible_svg, checked_svg
+from recorder.render.pages import SVG_NAMESPACE, accessible_svg, checked_svg
 from support import ROOT, build, edit, snapshot, with_values
 
 PARTS = Project.load(ROOT).parts()
@@ -251,7 +252,7 @@ HOSTILE = {
 @pytest.mark.parametrize("case", HOSTILE)
 def test_anything_but_plain_drawing_is_refused_naming_the_file_and_the_fix(case: str) -> None:
     text, reason = HOSTILE[case]
-    with pytest.raises(UnsafeFigure) as refused:
+    with pytest.raises(PageError) as refused:
         checked_svg(text, output="outputs/evil.txt", source="snippets/evil.py")
     message = str(refused.value)
     for part in (reason, "outputs/evil.txt", "snippets/evil.py", "make record"):

@@ -60,11 +60,6 @@ def generate(project: Project, shown: Recorded, part: Part) -> bytes:
     return f"{nbformat.writes(nbformat.from_dict(notebook))}\n".encode()  # its schema is checked by the tests
 
 
-class NotebookError(RecorderError):
-    """A page whose code would not run top to bottom as its notebook; the message names the page, the name and the
-    fix."""
-
-
 def _check_runs(part: Part, sources: list[str], blocks: list[Listing]) -> None:
     """Refuse a page whose shown code, run cell after cell, would use a name that no cell before defines: a reader's
     notebook would stop there, though each snippet runs on its own."""
@@ -75,7 +70,7 @@ def _check_runs(part: Part, sources: list[str], blocks: list[Listing]) -> None:
         if missing := sorted(_globals_used(table) - known - defined):
             block = blocks[number - 1]
             shown = f"{SNIPPETS_DIR}/{block.file}" + (f":{block.section}" if block.section else "")
-            raise NotebookError(
+            raise RecorderError(
                 f"docs/{part.page}: its notebook would stop at `{shown}`: name `{missing[0]}` is "
                 "defined by no block the page shows before it. Show the lines that define it first "
                 "(a `{{ code ... }}` directive), or widen that block's section to include them."

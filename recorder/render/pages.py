@@ -87,10 +87,6 @@ ALLOWED_ATTRIBUTES = frozenset(
 _LOCAL_REFERENCE = re.compile(r"url\(#[A-Za-z][-\w.]*\)")  # the one url() allowed: an element of the figure
 
 
-class UnsafeFigure(PageError):
-    """A recorded figure that is not plain SVG drawing; the message names the file and the fix."""
-
-
 def visible(text: str) -> str:
     """`text` as HTML, each control character but tab and newline as its `\\xNN` escape: what a snippet printed, and
     no STX and ETX, which delimit Markdown's placeholders, so that no value can name stashed HTML."""
@@ -128,8 +124,8 @@ def checked_svg(text: str, *, output: str, source: str) -> ElementTree.Element:
     """Parse `text` (the file `output`, printed by `source`) and allow only plain drawing: inline SVG can run script,
     load other hosts or restyle the page."""
 
-    def refused(reason: str, fix: str = "print only plain SVG drawing") -> UnsafeFigure:
-        return UnsafeFigure(f"{output} {reason}. In {source}, {fix}, then run `make record`.")
+    def refused(reason: str, fix: str = "print only plain SVG drawing") -> PageError:
+        return PageError(f"{output} {reason}. In {source}, {fix}, then run `make record`.")
 
     try:
         root = DefusedElementTree.fromstring(text, forbid_dtd=True)
