@@ -105,6 +105,14 @@ class Sample(NamedTuple):
     cpu_seconds: float  # user and system: none of the time spent waiting for other work on the machine
 
 
+class Run(NamedTuple):
+    """One timed run: the pair of variants of a ratio it was run for, back to back, and which of the two it was."""
+
+    pair: tuple[str, str]
+    variant: str
+    sample: Sample
+
+
 def copy_project(destination: Path) -> Path:
     """Copy the project's working tree (tracked and new files, not ignored ones) and mark the copy."""
     listed = (
@@ -300,18 +308,18 @@ class Bench:
             )
         return Sample(seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime), stdout
 
-    def rounds(self) -> dict[str, list[Sample]]:
+    def rounds(self) -> list[Run]:
         """Each ratio's two variants back to back, ROUNDS times, taking turns at going first."""
-        samples: dict[str, list[Sample]] = {name: [] for name in self.variants}
-        for number, name in schedule():
+        runs = []
+        for number, pair, name in schedule():
             argv, cwd = self.variants[name]
             run = self.run_unchanged if name.startswith(NOOP) else self.run
-            samples[name].append(sample := run(argv, cwd)[0])
+            runs.append(Run(pair, name, sample := run(argv, cwd)[0]))
             print(
                 f"round {number + 1}/{ROUNDS}  {name:<30} {sample.seconds:7.2f} s  {sample.peak_mib:6.0f} MiB",
                 flush=True,
             )
-        return samples
+        return runs
 
     def run_unchanged(self, argv: tuple[str | Path, ...], cwd: Path) -> tuple[Sample, str]:
         """A no-op `make site`, run: refused if it recorded something, which would time other work."""
@@ -322,37 +330,45 @@ class Bench:
         return ran
 
 
-def schedule() -> list[tuple[int, str]]:
-    """(round, variant) in the order they run: each ratio's pair back to back, the pair's order turned each round."""
+def schedule() -> list[tuple[int, tuple[str, str], str]]:
+    """(round, pair, variant) in the order they run: each ratio's pair back to back, the pair's order turned each
+    round."""
     pairs = list(dict.fromkeys((top, bottom) for _, top, bottom, _, _ in RATIOS))
     return [
-        (number, name)
+        (number, pair, name)
         for number in range(ROUNDS)
         for pair in pairs
         for name in (pair if number % 2 == 0 else pair[::-1])
     ]
 
 
-def medians(samples: dict[str, list[Sample]]) -> dict[str, dict[str, Any]]:
-    """Each variant's median wall time, CPU time and peak memory."""
+def medians(runs: list[Run]) -> dict[str, dict[str, Any]]:
+    """Each variant's median wall time, CPU time and peak memory, over all its runs."""
+    samples: dict[str, list[Sample]] = {}
+    for run in runs:
+        samples.setdefault(run.variant, []).append(run.sample)
     return {
         name: {
-            "seconds": round(statistics.median(s.seconds for s in runs), 3),
-            "cpu_seconds": round(statistics.median(s.cpu_seconds for s in runs), 3),
-            "peak_mib": round(statistics.median(s.peak_mib for s in runs), 1),
-            "runs": len(runs),
+            "seconds": round(statistics.median(s.seconds for s in found), 3),
+            "cpu_seconds": round(statistics.median(s.cpu_seconds for s in found), 3),
+            "peak_mib": round(statistics.median(s.peak_mib for s in found), 1),
+            "runs": len(found),
         }
-        for name, runs in samples.items()
+        for name, found in samples.items()
     }
 
 
-def ratios(samples: dict[str, list[Sample]]) -> list[dict[str, Any]]:
-    """Each ratio of RATIOS: the median of its rounds' ratios, and whether it meets its goal."""
+def ratios(runs: list[Run]) -> list[dict[str, Any]]:
+    """Each ratio of RATIOS: the median of its rounds' ratios, each of two runs made back to back, and whether it
+    meets its goal."""
     found = []
     for name, top, bottom, measure, goal in RATIOS:
+        paired = [run for run in runs if run.pair == (top, bottom)]
+        above = [run.sample for run in paired if run.variant == top]
+        below = [run.sample for run in paired if run.variant == bottom]
         rounds = [
-            round(getattr(above, measure) / getattr(below, measure), 3)
-            for above, below in zip(samples[top], samples[bottom], strict=True)
+            round(getattr(first, measure) / getattr(second, measure), 3)
+            for first, second in zip(above, below, strict=True)
         ]
         value = round(statistics.median(rounds), 3)
         found.append(
@@ -367,9 +383,9 @@ def verdict(ratio: dict[str, Any]) -> str:
     return f"goal <= {ratio['goal']}: {'met' if ratio['met'] else 'GOAL MISSED'}"
 
 
-def report(samples: dict[str, list[Sample]]) -> str:
+def report(runs: list[Run]) -> str:
     """Write the medians and the ratios against their goals to bench/results.json; the same as a table."""
-    table, found = medians(samples), ratios(samples)
+    table, found = medians(runs), ratios(runs)
     RESULTS.write_text(json.dumps({"ratios": found, "medians": table}, indent=2) + "\n", encoding="utf-8")
     width = max(len(ratio["name"]) for ratio in found)
     lines = [
@@ -395,11 +411,11 @@ def main(argv: list[str]) -> int:
             return 0
         with tempfile.TemporaryDirectory(prefix="gpt2-bench-") as folder:
             print(f"preparing {folder}: a full-size stand-in GPT-2, copies of the project, the peer's site", flush=True)
-            samples = Bench(Path(folder)).rounds()
+            runs = Bench(Path(folder)).rounds()
     except RecorderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(f"\n{report(samples)}\n\nwrote {RESULTS.relative_to(PROJECT)}")
+    print(f"\n{report(runs)}\n\nwrote {RESULTS.relative_to(PROJECT)}")
     return 0
 
 

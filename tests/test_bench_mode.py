@@ -12,7 +12,20 @@ from pathlib import Path
 
 import pytest
 
-from bench.run import MAKE, MARKER, PLAIN_CONFIG, write_plain_config, write_plain_pages
+from bench.run import (
+    MAKE,
+    MARKER,
+    NOOP,
+    PLAIN_CONFIG,
+    RATIOS,
+    ZENSICAL,
+    Run,
+    Sample,
+    ratios,
+    schedule,
+    write_plain_config,
+    write_plain_pages,
+)
 from support import ROOT, offline_env, snapshot
 
 # That the command line refuses the stand-in is test_download.py's
@@ -88,3 +101,22 @@ def test_the_plain_reference_shows_what_the_site_shows(run, project: Path, built
     for page in pages:
         assert "{{" not in (shown := _article_text(project / "site" / page)), page
         assert shown == _article_text(built_site / page), page
+
+
+def test_each_ratio_divides_runs_made_back_to_back() -> None:
+    """A variant in several ratios (the no-op `make site`) runs once beside each partner: each ratio reads the run
+    made beside its own partner, never one made for another ratio."""
+    runs = [
+        Run(pair, name, Sample(seconds=float(number + 1), peak_mib=1.0, cpu_seconds=1.0))
+        for number, pair, name in schedule()
+    ]
+    # Within its pair, a variant's run is the partner's, give or take one step of the schedule.
+    beside = {run.pair: [] for run in runs}
+    for first, second in zip(runs[::2], runs[1::2], strict=True):
+        assert first.pair == second.pair
+        beside[first.pair].append({first.variant: first.sample.seconds, second.variant: second.sample.seconds})
+    by_name = {found["name"]: found["rounds"] for found in ratios(runs)}
+    for name, top, bottom, _, _ in RATIOS:
+        expected = [round(pair[top] / pair[bottom], 3) for pair in beside[(top, bottom)]]
+        assert by_name[name] == expected, name
+    assert any(top == ZENSICAL and bottom == NOOP for _, top, bottom, _, _ in RATIOS)
