@@ -36,6 +36,7 @@ class Recorded:
     builtins: Mapping[str, str] = field(default_factory=dict)  # values every page may quote
     parts: Mapping[str, str] = field(default_factory=dict)  # part -> its title, in the navigation's order
     descriptions: Mapping[str, str] = field(default_factory=dict)  # part -> its page's `description`
+    docs_dir: str = "docs"  # the docs folder, from the repository's top, where the notebooks are in the repository
 
     def output(self, name: str) -> str:
         path = store.output_path(self.root, name)
@@ -76,7 +77,13 @@ def recorded(
     parts = {part.name: part.title for part in found_parts}
     descriptions = {part.name: str(project.page(part.page)[1].get("description", "")) for part in found_parts}
     found = Recorded(
-        project.root, manifest, repository=repository, builtins=builtins, parts=parts, descriptions=descriptions
+        project.root,
+        manifest,
+        repository=repository,
+        builtins=builtins,
+        parts=parts,
+        descriptions=descriptions,
+        docs_dir=project.docs_dir.relative_to(project.root).as_posix(),
     )
     values, unreadable, read_from = {}, {}, {}
     for part in parts:

@@ -149,7 +149,7 @@ def test_an_undone_drift_builds_again_warm(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_another_configuration_file_and_docs_folder_built_from_another_folder(tmp_path: Path) -> None:
     """`mkdocs build -f OTHER.yml`, with no mkdocs.yml beside it and another docs folder, run from elsewhere: the
-    state is the one of the file given."""
+    state is the one of the file given, and a part's Colab link opens its notebook in that folder."""
     project = copy_project(tmp_path / "project")
     (project / "docs").rename(project / "pages")
     config = (project / "mkdocs.yml").read_text(encoding="utf-8")
@@ -157,10 +157,12 @@ def test_another_configuration_file_and_docs_folder_built_from_another_folder(tm
     (project / "mkdocs.yml").unlink()
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
+    commit = "0123456789abcdef" * 2 + "01234567"
+    on_github = {"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "example/site", "GITHUB_SHA": commit}
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "site.yml")],
         cwd=elsewhere,
-        env=offline_env(),
+        env=offline_env(**on_github),
         capture_output=True,
         text=True,
         timeout=300,
@@ -171,6 +173,8 @@ def test_another_configuration_file_and_docs_folder_built_from_another_folder(tm
     assert (project / "site" / "generated" / "outputs" / "manifest.json").is_file()
     page = (project / "site" / PARTS[0].name / "index.html").read_text(encoding="utf-8")
     assert "recorded-output" in page and "{{" not in page
+    colab = f"https://colab.research.google.com/github/example/site/blob/{commit}/pages/{PARTS[0].notebook}"
+    assert f'href="{colab}"' in page
 
     _appended(project / "pages" / PARTS[0].page, f"\n{{{{ value {PARTS[0].name}/unknown_here }}}}\n")
     refused = subprocess.run(

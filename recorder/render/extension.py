@@ -41,7 +41,6 @@ from recorder.record.project import NOTEBOOKS_DIR, Project
 from recorder.recorded import Recorded, recorded
 from recorder.render.page import PreparedPage, prepare, with_fences
 from recorder.render.tokenizer_files import TRY_IT_FILES, integrity
-from recorder.repository import Repository
 
 
 @lru_cache(maxsize=4)  # a live reload makes a state per edit
@@ -135,11 +134,11 @@ class _Outputs(Treeprocessor):
                 prepared.shown.add(found[0])
         title = next(iter(root.iter("h1")), None)
         if title is not None and prepared.part in self.page.recorded.parts:
-            found = notebook_link(prepared.part, self.page.notebook_pages, self.page.recorded.repository)
+            found = notebook_link(prepared.part, self.page.notebook_pages, self.page.recorded)
             root.insert(list(root).index(title) + 1, found)
 
 
-def notebook_link(part: str, notebook_pages: bool, repository: Repository | None) -> Element:
+def notebook_link(part: str, notebook_pages: bool, shown: Recorded) -> Element:
     """The part's notebook: its page where the engine shows one, else its file to download; and Colab, where
     the repository is known."""
     paragraph = Element("p", {"class": "recorded-notebook"})
@@ -151,7 +150,7 @@ def notebook_link(part: str, notebook_pages: bool, repository: Repository | None
         anchor = SubElement(paragraph, "a", {"href": path, "download": ""})
         anchor.text = "Download this part's examples as a Jupyter notebook"
         anchor.tail = " (this build shows notebooks as files, not as pages)"
-    if repository and (colab := repository.colab(f"docs/{path}")):
+    if shown.repository and (colab := shown.repository.colab(f"{shown.docs_dir}/{path}")):
         separator = SubElement(paragraph, "span")
         separator.text = " · "
         link = SubElement(paragraph, "a", {"href": colab})
