@@ -20,7 +20,7 @@ from filelock import FileLock
 
 from recorder.record.runner import in_child
 from recorder.repository import VARIABLES as REPOSITORY_VARIABLES
-from support import ROOT, SEEDS, copy_project, offline_env, stand_ins_with_outputs
+from support import ROOT, SEEDS, copy_project, offline_env, stand_ins_with_outputs, zensical_build
 
 pytest_plugins = ["snippet_coverage"]
 
@@ -117,16 +117,7 @@ def zensical_site(shared_folder: Path) -> Path:
     """A copy of the project built by `zensical build --strict` from its folder, as Zensical is run."""
 
     def build(folder: Path) -> None:
-        copy_project(folder)
-        result = subprocess.run(
-            [str(Path(sys.executable).with_name("zensical")), "build", "--strict"],
-            cwd=folder,
-            env=offline_env(),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        result = zensical_build(copy_project(folder))
         assert result.returncode == 0, result.stdout + result.stderr
 
     return made_once(shared_folder, "zensical", build) / "site"

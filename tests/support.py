@@ -7,11 +7,14 @@ import logging
 import os
 import re
 import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+ZENSICAL = str(Path(sys.executable).with_name("zensical"))  # installed beside this interpreter
 SEEDS = (1, 2)  # of the stand-in checkpoints: lines that differ between the two depend on weight values
 # What a project copy needs to record outputs and build the site, copied, and the code, linked: mkdocs-llmstxt
 # takes its `preprocess` module by path from the copy, and a command run in the copy imports `recorder` from
@@ -33,6 +36,22 @@ def copy_project(copy: Path) -> Path:
             shutil.copy2(source, copy / part)
     (copy / "recorder").symlink_to(ROOT / "recorder", target_is_directory=True)
     return copy
+
+
+def run_in(folder: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """Run a command in `folder`, offline, capturing text; `python` means this interpreter."""
+    command = [sys.executable if argv[0] == "python" else argv[0], *argv[1:]]
+    return subprocess.run(
+        command, cwd=folder, env=offline_env(), capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def zensical_build(project: Path, *, cold: bool = False) -> subprocess.CompletedProcess[str]:
+    """`zensical build --strict` in `project`, from which it resolves the snippets' base path; `cold` drops its
+    cache of rendered pages first."""
+    if cold:
+        shutil.rmtree(project / ".cache", ignore_errors=True)
+    return run_in(project, ZENSICAL, "build", "--strict")
 
 
 def offline_env(hub_cache: Path | None = None, **extra: str) -> dict[str, str]:

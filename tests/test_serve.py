@@ -17,7 +17,7 @@ from bs4 import BeautifulSoup
 
 from recorder.directives import Example, parse
 from recorder.record.project import Part, Project
-from support import offline_env
+from support import ZENSICAL, offline_env
 
 # How long the preview may take to start or to rebuild before the test gives up.
 PATIENCE_SECONDS = 120
@@ -32,7 +32,7 @@ def free_port() -> int:
 SERVE = {  # each engine's preview, as `make serve` runs MkDocs'
     "mkdocs": lambda address: [sys.executable, "-m", "mkdocs", "serve", "--strict", "--dev-addr", address],
     "zensical": lambda address: [
-        str(Path(sys.executable).with_name("zensical")),
+        ZENSICAL,
         "serve",
         "--strict",
         "--dev-addr",

@@ -4,7 +4,6 @@ same trees, each drift for its own reason alone, with the project's message and 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -16,42 +15,14 @@ from recorder import state
 from recorder.directives import Figure, parse
 from recorder.record.project import Project
 from recorder.values import templates
-from support import ROOT, build, copy_project, offline_env
+from support import ROOT, ZENSICAL, append, build, copy_project, offline_env, run_in, zensical_build
 
-ZENSICAL = str(Path(sys.executable).with_name("zensical"))
 PROJECT = Project.load(ROOT)
 PARTS = PROJECT.parts()
 
 
-def zensical(project: Path, *, cold: bool = False) -> subprocess.CompletedProcess[str]:
-    if cold:
-        shutil.rmtree(project / ".cache", ignore_errors=True)
-    return subprocess.run(
-        [ZENSICAL, "build", "--strict"],
-        cwd=project,
-        env=offline_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
 def check(project: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "recorder", "check"],
-        cwd=project,
-        env=offline_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
-def _appended(path: Path, text: str) -> None:
-    with path.open("a", encoding="utf-8") as stream:
-        stream.write(text)
+    return run_in(project, "python", "-m", "recorder", "check")
 
 
 def _a_figure() -> str:
@@ -75,13 +46,13 @@ def _an_open_field() -> tuple[str, str, str]:
 
 def _change_snippet(project: Path) -> list[str]:
     name = next(name for name in project.joinpath("outputs", PARTS[0].name).glob("*.txt")).stem
-    _appended(project / "snippets" / PARTS[0].name / f"{name}.py", "\n# edited\n")
+    append(project / "snippets" / PARTS[0].name / f"{name}.py", "\n# edited\n")
     return [f"snippets/{PARTS[0].name}/{name}.py", "changed since its output was recorded", "make record"]
 
 
 def _edit_output(project: Path) -> list[str]:
     figure = _a_figure()
-    _appended(project / "outputs" / f"{figure}.txt", "\n")
+    append(project / "outputs" / f"{figure}.txt", "\n")
     return [f"outputs/{figure}.txt differs from what `make record` wrote", "git checkout"]
 
 
@@ -94,7 +65,7 @@ def _declare_unquoted_value(project: Path) -> list[str]:
 
 def _quote_unknown_value(project: Path) -> list[str]:
     part = PARTS[-1]
-    _appended(project / "docs" / part.page, f"\nIt is {{{{ value {part.name}/unknown_here }}}}.\n")
+    append(project / "docs" / part.page, f"\nIt is {{{{ value {part.name}/unknown_here }}}}.\n")
     return [f"docs/{part.page}", f"unknown value `{part.name}/unknown_here`"]
 
 
@@ -110,7 +81,7 @@ DRIFTS: dict[str, Callable[[Path], list[str]]] = {
 @pytest.mark.parametrize("drift", DRIFTS)
 def test_each_drift_fails_check_and_both_engines_cold_and_warm_for_its_own_reason(tmp_path: Path, drift: str) -> None:
     project = copy_project(tmp_path / "project")
-    warmed = zensical(project)
+    warmed = zensical_build(project)
     assert warmed.returncode == 0, warmed.stderr
     said = DRIFTS[drift](project)
 
@@ -119,7 +90,7 @@ def test_each_drift_fails_check_and_both_engines_cold_and_warm_for_its_own_reaso
     assert all(part in problems[0] for part in said), problems[0]
 
     checked, mkdocs = check(project), build(project)
-    warm, cold = zensical(project), zensical(project, cold=True)
+    warm, cold = zensical_build(project), zensical_build(project, cold=True)
     for who, code, printed in (
         ("recorder check", checked.returncode, checked.stderr),
         ("mkdocs build", mkdocs.returncode, mkdocs.stderr),
@@ -138,11 +109,11 @@ def test_an_undone_drift_builds_again_warm(tmp_path: Path) -> None:
     snippet = project / "snippets" / PARTS[0].name / "vocabulary_size.py"
     snippet = snippet if snippet.exists() else next((project / "snippets" / PARTS[0].name).glob("*.py"))
     original = snippet.read_bytes()
-    assert zensical(project).returncode == 0
-    _appended(snippet, "\n# edited\n")
-    assert zensical(project).returncode != 0
+    assert zensical_build(project).returncode == 0
+    append(snippet, "\n# edited\n")
+    assert zensical_build(project).returncode != 0
     snippet.write_bytes(original)
-    again = zensical(project)
+    again = zensical_build(project)
     assert again.returncode == 0, again.stdout + again.stderr
 
 
@@ -176,7 +147,7 @@ def test_another_configuration_file_and_docs_folder_built_from_another_folder(tm
     colab = f"https://colab.research.google.com/github/example/site/blob/{commit}/pages/{PARTS[0].notebook}"
     assert f'href="{colab}"' in page
 
-    _appended(project / "pages" / PARTS[0].page, f"\n{{{{ value {PARTS[0].name}/unknown_here }}}}\n")
+    append(project / "pages" / PARTS[0].page, f"\n{{{{ value {PARTS[0].name}/unknown_here }}}}\n")
     refused = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "site.yml")],
         cwd=elsewhere,
@@ -196,15 +167,7 @@ def test_zensical_run_from_another_folder_says_why_it_cannot(tmp_path: Path) -> 
     project = copy_project(tmp_path / "project")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    result = subprocess.run(
-        [ZENSICAL, "build", "--strict", "-f", str(project / "mkdocs.yml")],
-        cwd=elsewhere,
-        env=offline_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    result = run_in(elsewhere, ZENSICAL, "build", "--strict", "-f", str(project / "mkdocs.yml"))
     printed = result.stdout + result.stderr
     assert result.returncode != 0
     assert f"run it from {project.resolve()}" in printed and "Traceback" not in printed, printed
@@ -215,7 +178,7 @@ def test_the_state_is_kept_by_content_not_by_file_times(project: Path) -> None:
     for path in state.inputs(Project.load(project)):
         path.touch()
     assert state.current(Project.load(project)) == before
-    _appended(project / "docs" / PARTS[0].page, "\nOne more sentence.\n")
+    append(project / "docs" / PARTS[0].page, "\nOne more sentence.\n")
     after = state.current(Project.load(project))
     assert after.digest != before.digest and not after.problems
 

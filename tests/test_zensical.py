@@ -5,8 +5,6 @@ download, and drift fails it too."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -14,24 +12,10 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 
 from recorder.record.project import Part, Project
-from support import ROOT, offline_env
+from support import ROOT, zensical_build
 
-ZENSICAL = str(Path(sys.executable).with_name("zensical"))
 PAGES = sorted(path.relative_to(ROOT / "docs").as_posix() for path in (ROOT / "docs").glob("*.md"))
 PARTS = Project.load(ROOT).parts()
-
-
-def zensical_build(project: Path) -> subprocess.CompletedProcess[str]:
-    """`zensical build --strict` in `project`, from which it resolves the snippets' base path."""
-    return subprocess.run(
-        [ZENSICAL, "build", "--strict"],
-        cwd=project,
-        env=offline_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 def article(site: Path, page: str) -> Tag:
