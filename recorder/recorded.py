@@ -83,7 +83,7 @@ def recorded(
         builtins=builtins,
         parts=parts,
         descriptions=descriptions,
-        docs_dir=project.docs_dir.relative_to(project.root).as_posix(),
+        docs_dir=project.docs_path,
     )
     values, unreadable, read_from = {}, {}, {}
     for part in parts:

@@ -40,7 +40,8 @@ def generate(project: Project, shown: Recorded, part: Part) -> bytes:
         for number, block in enumerate(blocks, 1)
     ]
     imports, pins = _imports(shown.root, blocks)
-    _check_runs(part, ["\n".join(imports), *(cell["source"] for cell in examples)], blocks)
+    sources = ["\n".join(imports), *(cell["source"] for cell in examples)]
+    _check_runs(f"{project.docs_path}/{part.page}", sources, blocks)
     introduction = _introduction(markdown, shown, blocks)
     cells = [
         {"cell_type": "markdown", "id": "about", "metadata": {}, "source": introduction},
@@ -60,7 +61,7 @@ def generate(project: Project, shown: Recorded, part: Part) -> bytes:
     return f"{nbformat.writes(nbformat.from_dict(notebook))}\n".encode()  # its schema is checked by the tests
 
 
-def _check_runs(part: Part, sources: list[str], blocks: list[Listing]) -> None:
+def _check_runs(page: str, sources: list[str], blocks: list[Listing]) -> None:
     """Refuse a page whose shown code, run cell after cell, would use a name that no cell before defines: a reader's
     notebook would stop there, though each snippet runs on its own."""
     known = set(dir(builtins))
@@ -71,7 +72,7 @@ def _check_runs(part: Part, sources: list[str], blocks: list[Listing]) -> None:
             block = blocks[number - 1]
             shown = f"{SNIPPETS_DIR}/{block.file}" + (f":{block.section}" if block.section else "")
             raise RecorderError(
-                f"docs/{part.page}: its notebook would stop at `{shown}`: name `{missing[0]}` is "
+                f"{page}: its notebook would stop at `{shown}`: name `{missing[0]}` is "
                 "defined by no block the page shows before it. Show the lines that define it first "
                 "(a `{{ code ... }}` directive), or widen that block's section to include them."
             )
@@ -122,8 +123,8 @@ def stale_notebooks(project: Project, shown: Recorded) -> list[store.Problem]:
             found.append(f"{name} is missing. Run `make record` and commit it.")
         elif path.read_bytes() != expected:
             found.append(
-                f"{name} differs from what `make record` generates from docs/{part.page}, its snippets and "
-                f"{REQUIREMENTS} (edited by hand, or not regenerated). Notebooks are never edited: "
+                f"{name} differs from what `make record` generates from {project.docs_path}/{part.page}, its "
+                f"snippets and {REQUIREMENTS} (edited by hand, or not regenerated). Notebooks are never edited: "
                 "run `make record` and commit it."
             )
     return [store.Problem("*", message) for message in found]
@@ -140,7 +141,7 @@ def update(project: Project, report: Callable[[str], None], manifest: dict[str, 
         try:
             data = generate(project, shown, part)
         except PageError as error:  # the build stops on it too, naming the page
-            report(f"{name} left as it was: docs/{part.page}: {error}")
+            report(f"{name} left as it was: {project.docs_path}/{part.page}: {error}")
             continue
         if not path.exists() or path.read_bytes() != data:
             path.parent.mkdir(exist_ok=True)

@@ -107,6 +107,11 @@ class Project:
         return self.root / str(self.config.get("docs_dir", "docs"))
 
     @property
+    def docs_path(self) -> str:
+        """The docs folder as the repository and messages name it, from the project's folder: e.g. "docs"."""
+        return self.docs_dir.relative_to(self.root).as_posix()
+
+    @property
     def nav(self) -> list[Any]:
         return self.config.get("nav") or []
 
@@ -135,7 +140,7 @@ class Project:
         """Every folder of snippets/ with its page, in the navigation's order and named as it names them; a
         folder without a page or a line in `nav:` is an error."""
         titles = {page: title for title, page in pages_of(self.nav)}
-        docs = self.docs_dir.relative_to(self.root).as_posix()
+        docs = self.docs_path
         found = []
         for name in part_names(self.root):
             page = f"{name}.md"

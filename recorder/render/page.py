@@ -168,7 +168,7 @@ def _values_of(directive: Directive) -> list[Value]:
 def pages_problems(project: Project, shown: Recorded) -> list[str]:
     """Each page whose directives cannot be rendered, named with the error's fix."""
     found = []
-    docs = project.docs_dir.relative_to(project.root).as_posix()
+    docs = project.docs_path
     for path in sorted(project.docs_dir.glob("*.md")):
         try:
             prepare(parse(project.page(path.name)[0]), shown)
