@@ -118,7 +118,8 @@ def work_out(project: Project, content: str) -> State:
     from recorder.record import notebook, store
     from recorder.recorded import recorded
     from recorder.render import compat_page
-    from recorder.render.page import pages_problems, unused_values
+    from recorder.render.extension import pages_problems
+    from recorder.render.page import unused_values
 
     try:
         shown = recorded(project, repository.from_environment(os.environ))

@@ -63,17 +63,18 @@ def _declare_unquoted_value(project: Path) -> list[str]:
     return [f"value `{part}/never_quoted` is declared in snippets/{part}/values.yml but no page quotes it"]
 
 
-def _quote_unknown_value(project: Path) -> list[str]:
+def _quote_a_value_in_a_tag(project: Path) -> list[str]:
+    """A value that only the conversion finds lost: Markdown leaves an HTML tag's attributes as written."""
     part = PARTS[-1]
-    append(project / "docs" / part.page, f"\nIt is {{{{ value {part.name}/unknown_here }}}}.\n")
-    return [f"docs/{part.page}", f"unknown value `{part.name}/unknown_here`"]
+    append(project / "docs" / part.page, '\nThe model: <abbr title="{{ value pinned_model }}">it</abbr>.\n')
+    return [f"docs/{part.page}", "`{{ value pinned_model }}` stands", "Keep values out of HTML blocks, HTML tags"]
 
 
 DRIFTS: dict[str, Callable[[Path], list[str]]] = {
     "a snippet": _change_snippet,
     "an output": _edit_output,
     "values.yml": _declare_unquoted_value,
-    "a page": _quote_unknown_value,
+    "a page (a value in an HTML tag)": _quote_a_value_in_a_tag,
 }
 
 

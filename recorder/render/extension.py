@@ -36,6 +36,7 @@ from markdown.treeprocessors import Treeprocessor
 
 from recorder import repository, state
 from recorder.directives import parse
+from recorder.errors import PageError
 from recorder.pinned import FILE_SHA256
 from recorder.record.project import NOTEBOOKS_DIR, Project
 from recorder.recorded import Recorded, recorded
@@ -193,3 +194,42 @@ class _Check(Treeprocessor):
 
 def makeExtension(**kwargs: Any) -> RecordedOutputs:
     return RecordedOutputs(**kwargs)
+
+
+# What both engines add to the extensions a configuration lists.
+_ENGINE_EXTENSIONS = ("toc", "tables", "fenced_code")
+EXTENSION = __name__
+
+
+def pages_problems(project: Project, shown: Recorded) -> list[str]:
+    """Each page that cannot be rendered, named with the error's fix. Each is converted as the engines convert it,
+    so that a directive the conversion would lose (a value in an HTML tag, say) fails here, before any engine."""
+    found = []
+    for path in sorted(project.docs_dir.glob("*.md")):
+        try:
+            _converter(project, shown).convert(project.page(path.name)[0])
+        except PageError as error:
+            found.append(f"{project.docs_path}/{path.name}: {error}")
+    return found
+
+
+def _converter(project: Project, shown: Recorded) -> Markdown:
+    """Python-Markdown with the extensions the configuration lists, and their options, as an engine makes it; this
+    extension reads `shown`, the state being worked out."""
+
+    class Reading(RecordedOutputs):
+        def read(self) -> Recorded:
+            return shown
+
+    extensions: list[str | Extension] = list(_ENGINE_EXTENSIONS)
+    configs: dict[str, dict[str, Any]] = {}
+    for entry in project.config.get("markdown_extensions") or []:
+        name, options = (entry, None) if isinstance(entry, str) else next(iter(entry.items()))
+        if name == EXTENSION:
+            extensions.append(Reading())
+        elif name not in extensions:
+            extensions.append(name)
+            configs[name] = options or {}
+    if "pymdownx.snippets" in configs:
+        configs["pymdownx.snippets"] = project.snippet_settings()
+    return Markdown(extensions=extensions, extension_configs=configs)

@@ -163,15 +163,3 @@ def _values_of(directive: Directive) -> list[Value]:
     if isinstance(directive, Value):
         return [directive]
     return [part for part in directive.alt if isinstance(part, Value)] if isinstance(directive, Figure) else []
-
-
-def pages_problems(project: Project, shown: Recorded) -> list[str]:
-    """Each page whose directives cannot be rendered, named with the error's fix."""
-    found = []
-    docs = project.docs_path
-    for path in sorted(project.docs_dir.glob("*.md")):
-        try:
-            prepare(parse(project.page(path.name)[0]), shown)
-        except PageError as error:
-            found.append(f"{docs}/{path.name}: {error}")
-    return found

@@ -29,9 +29,9 @@ from recorder.errors import PageError, RecorderError
 from recorder.pinned import GENERATED
 from recorder.record.project import PLUGIN, Project
 from recorder.render import notebook_page
+from recorder.render.extension import EXTENSION
 
 log = logging.getLogger(f"mkdocs.plugins.{PLUGIN}")
-EXTENSION = "recorder.render.extension"
 # A link the extension writes from the top of the docs folder to a copy inside the site.
 _COPY_LINK = re.compile(rf'href="({GENERATED}/[^"]+)"')
 
