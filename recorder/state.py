@@ -118,7 +118,7 @@ def work_out(project: Project, content: str) -> State:
     from recorder.record import notebook, store
     from recorder.recorded import recorded
     from recorder.render import compat_page
-    from recorder.render.extension import pages_problems
+    from recorder.render.conversion import pages_problems
     from recorder.render.page import unused_values
 
     try:
@@ -128,7 +128,8 @@ def work_out(project: Project, content: str) -> State:
         problems = [problem.message for problem in store.stale_outputs(project.root, entries=shown.manifest)]
         if not problems:
             problems = [problem.message for problem in notebook.stale_notebooks(project, shown)]
-            problems += unused_values(project, shown) + pages_problems(project, shown)
+            copies = {f"{GENERATED}/{name}" for name in published_files(project)}
+            problems += unused_values(project, shown) + pages_problems(project, shown, copies)
     except RecorderError as error:
         problems = [str(error)]
     notices = [problem.message for problem in compat_page.notices(project.root)]

@@ -35,6 +35,7 @@ RECORDER = {  # each module of recorder/, as its path there without .py
     "render/pages": "pages",
     "render/compat_page": "pages",
     "render/page": "pages",
+    "render/conversion": "pages",
     "render/notebook_page": "pages",
     "state": "state",
     "record/step": "commands",

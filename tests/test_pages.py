@@ -22,7 +22,7 @@ from recorder.record import store
 from recorder.record.project import Part, Project
 from recorder.record.snippets import pins
 from recorder.recorded import highlighted_lines, in_prose_style, recorded
-from recorder.render.extension import prepare
+from recorder.render.page import prepare
 from recorder.render.pages import SVG_NAMESPACE, render_output
 from recorder.repository import Repository
 from recorder.values import templates

@@ -29,7 +29,7 @@ from recorder.errors import PageError, RecorderError
 from recorder.pinned import GENERATED
 from recorder.record.project import PLUGIN, Project
 from recorder.render import notebook_page
-from recorder.render.extension import EXTENSION
+from recorder.render.conversion import EXTENSION
 
 log = logging.getLogger(f"mkdocs.plugins.{PLUGIN}")
 # A link the extension writes from the top of the docs folder to a copy inside the site.

@@ -1,0 +1,274 @@
+"""How a page's directives enter its conversion, and each page converted as the engines convert it.
+
+`Directives`, the Python-Markdown extension both engines run (through `recorder.render.extension`, which reads the
+state), adds:
+
+- a Preprocessor, before pymdownx.snippets (32), that parses the page and turns each code and example directive
+  into the fenced block a page would write by hand, whose `--8<--` include pymdownx.snippets fills in;
+- a Treeprocessor, before inline processing, that swaps each paragraph that is an example, figure or table
+  directive for its HTML (only the tree shows that a directive has a paragraph of its own), offers the part's
+  notebook under the page's title, and hands the "Try it" box the digests of the tokenizer files;
+- an InlineProcessor that replaces each `{{ value PART/NAME }}` with its escaped text;
+- a last Treeprocessor that checks that the conversion used every directive the page was parsed into.
+
+All of it goes through Markdown's htmlStash, so an output holding `<script>`, Markdown or `--8<--` stays text.
+
+`pages_problems` converts every page that way for the state's check (`recorder/state.py`): what only converting a
+page shows fails there, before any engine reads a page, with the same message wherever it runs. That is a directive
+the conversion would lose (a value in an HTML tag, say) and a link to no page, file or heading of the docs folder,
+which MkDocs' validation and Zensical's would refuse.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from urllib.parse import SplitResult, unquote, urlsplit
+from xml.etree.ElementTree import Element, SubElement
+
+from markdown import Markdown
+from markdown.extensions import Extension
+from markdown.inlinepatterns import InlineProcessor
+from markdown.preprocessors import Preprocessor
+from markdown.treeprocessors import Treeprocessor
+
+from recorder.directives import parse
+from recorder.errors import PageError
+from recorder.pinned import FILE_SHA256
+from recorder.record.project import NOTEBOOKS_DIR, Project
+from recorder.recorded import Recorded
+from recorder.render.page import PreparedPage, prepare, with_fences
+from recorder.render.tokenizer_files import TRY_IT_FILES, integrity
+
+EXTENSION = "recorder.render.extension"  # as `markdown_extensions:` names it
+
+# What both engines add to the extensions a configuration lists.
+_ENGINE_EXTENSIONS = ("toc", "tables", "fenced_code")
+_ANCHOR = re.compile(r"""\b(?:id|name)=["']([^"']+)["']""")
+
+
+class Directives(Extension):
+    """The processors that put a page's directives into its conversion, from what `read` returns."""
+
+    def extendMarkdown(self, md: Markdown) -> None:
+        page = _Page(self.read, bool(self.getConfig("notebook_pages", False)))
+        # Priorities: before pymdownx.snippets (32); before inline processing (20); values after code
+        # spans (190), links (160) and raw HTML (90), so a value in a link's address or a tag is left as
+        # written, which `check` reports, and before emphasis (60), which could pair two names' underscores.
+        md.preprocessors.register(_Fences(md, page), "recorded_fences", 33)
+        md.treeprocessors.register(_Outputs(md, page), "recorded_outputs", 25)
+        md.inlinePatterns.register(_Values(r"\{\{[^{}\n]*\}\}", md, page), "recorded_values", 75)
+        md.treeprocessors.register(_TryIt(md), "recorded_try_it", 7)  # after attr_list (8) gave it its class
+        md.treeprocessors.register(_Check(md, page), "recorded_check", 1)
+
+    def read(self) -> Recorded:
+        raise NotImplementedError("a subclass says where what the page may show comes from")
+
+
+class _Page:
+    """The page being converted, as each processor of one conversion sees it."""
+
+    def __init__(self, read: Callable[[], Recorded], notebook_pages: bool) -> None:
+        self.read, self.notebook_pages = read, notebook_pages
+        self.prepared = PreparedPage()
+
+    def start(self, markdown: str) -> None:
+        self.recorded = self.read()
+        self.prepared = prepare(parse(markdown), self.recorded)
+
+
+class _Fences(Preprocessor):
+    def __init__(self, md: Markdown, page: _Page) -> None:
+        super().__init__(md)
+        self.page = page
+
+    def run(self, lines: list[str]) -> list[str]:
+        self.page.start("\n".join(lines))
+        return with_fences(lines, self.page.prepared)
+
+
+class _Outputs(Treeprocessor):
+    """Each paragraph that is an output's directive becomes its stashed HTML; one in a raw HTML block or
+    sharing its paragraph is found by no paragraph, which `check` reports. Under the page's title, its part's
+    notebook."""
+
+    def __init__(self, md: Markdown, page: _Page) -> None:
+        super().__init__(md)
+        self.page = page
+
+    def run(self, root: Element) -> None:
+        prepared = self.page.prepared
+        waiting = list(prepared.outputs)
+        for paragraph in root.iter("p"):
+            text = (paragraph.text or "").strip()
+            if found := next((entry for entry in waiting if entry[0].text == text), None):
+                waiting.remove(found)
+                paragraph.text = self.md.htmlStash.store(found[1])
+                prepared.shown.add(found[0])
+        title = next(iter(root.iter("h1")), None)
+        if title is not None and prepared.part in self.page.recorded.parts:
+            found = notebook_link(prepared.part, self.page.notebook_pages, self.page.recorded)
+            root.insert(list(root).index(title) + 1, found)
+
+
+def notebook_link(part: str, notebook_pages: bool, shown: Recorded) -> Element:
+    """The part's notebook: its page where the engine shows one, else its file to download; and Colab, where
+    the repository is known."""
+    paragraph = Element("p", {"class": "recorded-notebook"})
+    path = f"{NOTEBOOKS_DIR}/{part}.ipynb"
+    if notebook_pages:
+        anchor = SubElement(paragraph, "a", {"href": path})
+        anchor.text = "Read this part's examples as a Jupyter notebook"
+    else:
+        anchor = SubElement(paragraph, "a", {"href": path, "download": ""})
+        anchor.text = "Download this part's examples as a Jupyter notebook"
+        anchor.tail = " (this build shows notebooks as files, not as pages)"
+    if shown.repository and (colab := shown.repository.colab(f"{shown.docs_dir}/{path}")):
+        separator = SubElement(paragraph, "span")
+        separator.text = " · "
+        link = SubElement(paragraph, "a", {"href": colab})
+        link.text = "Open it in Colab"
+    return paragraph
+
+
+class _TryIt(Treeprocessor):
+    """The "Try it" box's placeholder carries the digest of each file its tokenizer reads, which the browser checks
+    each file against as it fetches it."""
+
+    def run(self, root: Element) -> None:
+        for paragraph in root.iter("p"):
+            if "try-tokenizer" in (paragraph.get("class") or "").split():
+                for name in TRY_IT_FILES:
+                    paragraph.set(f"data-{name.partition('.')[0]}-integrity", integrity(FILE_SHA256[name]))
+
+
+class _Values(InlineProcessor):
+    def __init__(self, pattern: str, md: Markdown, page: _Page) -> None:
+        super().__init__(pattern, md)
+        self.page = page
+
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[str | None, int | None, int | None]:
+        text = self.page.prepared.values.get(m.group(0))
+        if text is None:
+            return None, None, None  # not a value of this page: left as written
+        self.page.prepared.replaced[m.group(0)] += 1
+        return self.md.htmlStash.store(text), m.start(0), m.end(0)
+
+
+class _Check(Treeprocessor):
+    def __init__(self, md: Markdown, page: _Page) -> None:
+        super().__init__(md)
+        self.page = page
+
+    def run(self, root: Element) -> None:
+        self.page.prepared.check()
+
+
+@dataclass
+class Converted:
+    """A page's links and anchors, as the tree holds them once converted: HTML a page writes or a directive puts in
+    is checked by neither engine, and only its anchors count."""
+
+    links: list[str] = field(default_factory=list)
+    anchors: set[str] = field(default_factory=set)
+
+
+class _Links(Treeprocessor):
+    """Last of the tree's processors: after the table of contents has given each heading its anchor."""
+
+    def __init__(self, md: Markdown, converted: Converted) -> None:
+        super().__init__(md)
+        self.converted = converted
+
+    def run(self, root: Element) -> None:
+        for element in root.iter():
+            if element.tag == "a" and element.get("href") is not None:
+                self.converted.links.append(element.get("href", ""))
+            self.converted.anchors.update(value for name in ("id", "name") if (value := element.get(name)))
+        for block in self.md.htmlStash.rawHtmlBlocks:
+            self.converted.anchors.update(_ANCHOR.findall(str(block)))
+
+
+def pages_problems(project: Project, shown: Recorded, copies: set[str]) -> list[str]:
+    """Each page that cannot be rendered, and each link to nothing, named with the fix. `copies` are the files the
+    state writes into the docs folder (from it), which a page may link to before they are written."""
+    found, pages = [], {}
+    for path in sorted(project.docs_dir.glob("*.md")):
+        try:
+            pages[path.name] = convert(project, shown, project.page(path.name)[0])
+        except PageError as error:
+            found.append(f"{project.docs_path}/{path.name}: {error}")
+    for name, converted in pages.items():
+        found += [
+            f"{project.docs_path}/{name}: {problem}" for problem in _broken(project, name, converted, pages, copies)
+        ]
+    return found
+
+
+def convert(project: Project, shown: Recorded, markdown: str) -> Converted:
+    """`markdown` converted with the extensions the configuration lists, and their options, as an engine makes them;
+    the recorder extension reads `shown`, the state being worked out. Raises PageError where it cannot render."""
+
+    class Reading(Directives):
+        def read(self) -> Recorded:
+            return shown
+
+    extensions: list[str | Extension] = list(_ENGINE_EXTENSIONS)
+    configs: dict[str, dict[str, object]] = {}
+    for entry in project.config.get("markdown_extensions") or []:
+        name, options = (entry, None) if isinstance(entry, str) else next(iter(entry.items()))
+        if name == EXTENSION:
+            extensions.append(Reading())
+        elif name not in extensions:
+            extensions.append(name)
+            configs[name] = options or {}
+    if "pymdownx.snippets" in configs:
+        configs["pymdownx.snippets"] = project.snippet_settings()
+    md = Markdown(extensions=extensions, extension_configs=configs)
+    converted = Converted()
+    md.treeprocessors.register(_Links(md, converted), "recorded_links", 0)
+    md.convert(markdown)
+    return converted
+
+
+def _broken(
+    project: Project, page: str, converted: Converted, pages: dict[str, Converted], copies: set[str]
+) -> list[str]:
+    """What is wrong with each link of `page` that stays inside the site, as MkDocs' validation finds it."""
+    return [
+        problem
+        for href in converted.links
+        if (problem := _link_problem(project, page, href, pages, copies)) is not None
+    ]
+
+
+def _link_problem(project: Project, page: str, href: str, pages: dict[str, Converted], copies: set[str]) -> str | None:
+    address = urlsplit(href)
+    if _elsewhere(address):
+        return None
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(page), unquote(address.path))) if address.path else page
+    if address.path.endswith("/") or not posixpath.splitext(path)[1]:
+        return f"the link `{href}` names a folder, which the build cannot check. Link to its page's file."
+    if not _exists(project, path, pages, copies):
+        return (
+            f"the link `{href}` leads to no page or file of {project.docs_path}/. Link to a page by its file "
+            "(`page.md#heading`) or to a file of the folder."
+        )
+    if address.fragment and path in pages and unquote(address.fragment) not in pages[path].anchors:
+        return (
+            f"the link `{href}`: {project.docs_path}/{path} has no heading or anchor `#{address.fragment}`. Link to "
+            "one of its headings, by the anchor its permalink shows."
+        )
+    return None
+
+
+def _elsewhere(address: SplitResult) -> bool:
+    """Another site's, or from the site's root: neither engine checks it."""
+    return bool(address.scheme or address.netloc or address.path.startswith("/"))
+
+
+def _exists(project: Project, path: str, pages: dict[str, Converted], copies: set[str]) -> bool:
+    """A page, a file of the docs folder, or a copy the state writes there."""
+    return path in pages or path in copies or (project.docs_dir / path).is_file()
