@@ -19,7 +19,7 @@ STAND_INS = f"two stand-in models ({STAND_IN})"
 # The versions a reader needs to reproduce an output, in the order its line names them; its record names all.
 _LINE_VERSIONS = ("transformers", "torch", "python")
 NAMES = {"python": "Python"}  # how a package is named where it is not by its own name
-SHORT_HASH = 12  # the characters of a hash the Provenance table shows before it opens onto the rest
+SHORT_HASH = 12  # the characters of a hash the Provenance table shows until a reader focuses it
 LABELS = ("Origin", "Snippet and its imports", "Recorded output", "Model", "Published run", "Library versions", "When")
 
 
@@ -270,12 +270,12 @@ def _published_run(published: Mapping[str, Any], origin: Origin, recorded: str, 
 
 
 def _hash(digest: Any, short: bool) -> str:
-    """The hash, which breaks anywhere (a sha256 is wider than a phone); `short`, its start opening onto it."""
-    text = str(digest)
-    whole = f'<code class="provenance-hash">{html.escape(text)}</code>'
-    if not short or len(text) <= SHORT_HASH:
-        return whole
-    return f'<details class="provenance-digest"><summary>{_code(text[:SHORT_HASH] + "…")}</summary>{whole}</details>'
+    """The hash, which breaks anywhere (a sha256 is wider than a phone); `short`, shown by its start until a reader
+    focuses it (docs/stylesheets/outputs.css), the whole of it in its text and its tooltip."""
+    text = html.escape(str(digest))
+    if not short or len(str(digest)) <= SHORT_HASH:
+        return f'<code class="provenance-hash">{text}</code>'
+    return f'<code class="provenance-hash provenance-hash--short" tabindex="0" title="{text}">{text}</code>'
 
 
 def _hashes(files: Mapping[str, Any], short: bool) -> str:

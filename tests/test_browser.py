@@ -28,6 +28,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from transformers.convert_slow_tokenizer import bytes_to_unicode
 
 from recorder.directives import Compatibility, Directive, Example, Listing, Provenance, parse
+from recorder.provenance import SHORT_HASH
 from recorder.record.project import Part, Project
 from recorder.record.snippets import discover
 from recorder.render import compat_page
@@ -433,6 +434,27 @@ def test_the_provenance_table_scrolls_inside_the_page_on_a_phone(visit: Visit, p
     assert scrolled > shown, "the table is wider than a phone and scrolls"
     width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], "the page itself does not scroll sideways"
+    # A long hash shows its start, about SHORT_HASH characters wide, and the whole of it once focused.
+    shortened = wrapper.locator("code.provenance-hash--short").first
+    shortened.scroll_into_view_if_needed()
+    shown, whole, character = shortened.evaluate(WIDTHS)
+    assert SHORT_HASH * character < shown < (SHORT_HASH + 3) * character < whole
+    shortened.focus()
+    focused, _, _ = shortened.evaluate(WIDTHS)
+    assert focused >= whole - 1, "focused, the whole hash shows"
+
+
+# The width an element's boxes take on screen (its lines, where it wraps), the width of its whole content, and the
+# width of one character of its font.
+WIDTHS = """code => {
+  const probe = Object.assign(document.createElement("code"), {textContent: "0000000000"});
+  probe.style.padding = "0";
+  code.parentElement.append(probe);
+  const character = probe.getBoundingClientRect().width / 10;
+  probe.remove();
+  const shown = [...code.getClientRects()].reduce((sum, rect) => sum + rect.width, 0);
+  return [shown, code.scrollWidth, character];
+}"""
 
 
 @pytest.mark.parametrize("path", PAGES)

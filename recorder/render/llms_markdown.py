@@ -53,8 +53,6 @@ def _records_as_lists(soup: BeautifulSoup) -> None:
         (record.find_parent(class_="provenance") or record).insert_after(fields)
         record.summary.unwrap()
         record.unwrap()
-    for digest in soup.find_all("details", class_="provenance-digest"):
-        digest.replace_with(digest.find("code", class_="provenance-hash"))  # the whole hash, not its start
     for files in soup.find_all("ul", class_="provenance-files"):
         files.replace_with(*_joined([item.contents for item in files.find_all("li")], "; "))  # a list in a list costs
 
