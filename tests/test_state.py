@@ -103,6 +103,17 @@ def test_each_drift_fails_check_and_both_engines_cold_and_warm_for_its_own_reaso
         assert "Traceback" not in printed, f"{who} printed a traceback:\n{printed}"
 
 
+def test_an_include_the_page_writes_of_a_missing_file_is_named_by_the_state_without_a_traceback(tmp_path: Path) -> None:
+    """pymdownx.snippets raises its own error while a page is converted: the state reports it as the page's problem."""
+    project = copy_project(tmp_path / "project")
+    part = PARTS[-1]
+    append(project / "docs" / part.page, '\n```python\n--8<-- "nowhere/missing.py"\n```\n')
+    problems = state.current(Project.load(project)).problems
+    assert len(problems) == 1 and problems[0].startswith(f"docs/{part.page}: Snippet at path 'nowhere/missing.py'")
+    checked = check(project)
+    assert checked.returncode == 1 and problems[0] in checked.stderr and "Traceback" not in checked.stderr
+
+
 @pytest.mark.slow
 def test_an_undone_drift_builds_again_warm(tmp_path: Path) -> None:
     """The state is kept by content: the same files give the same state, which a warm build takes as it is."""

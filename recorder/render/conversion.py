@@ -33,10 +33,11 @@ from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
+from pymdownx.snippets import SnippetMissingError
 
 from recorder.directives import parse
 from recorder.errors import PageError
-from recorder.pinned import FILE_SHA256
+from recorder.pinned import FILE_SHA256, SNIPPETS_DIR
 from recorder.record.project import NOTEBOOKS_DIR, Project
 from recorder.recorded import Recorded
 from recorder.render.page import PreparedPage, prepare, with_fences
@@ -200,6 +201,11 @@ def pages_problems(project: Project, shown: Recorded, copies: set[str]) -> list[
             pages[path.name] = convert(project, shown, project.page(path.name)[0])
         except PageError as error:
             found.append(f"{project.docs_path}/{path.name}: {error}")
+        except SnippetMissingError as error:  # an include the page writes by hand
+            found.append(
+                f"{project.docs_path}/{path.name}: {error}. Include a file of {SNIPPETS_DIR}/ by its path from there "
+                "(`PART/FILE.py`), or show a snippet with `{{ code PART/FILE.py }}`."
+            )
     for name, converted in pages.items():
         found += [
             f"{project.docs_path}/{name}: {problem}" for problem in _broken(project, name, converted, pages, copies)
