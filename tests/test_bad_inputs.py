@@ -21,6 +21,7 @@ from pathlib import Path
 from types import FrameType
 
 import pytest
+from nbformat.validator import get_validator
 
 from recorder.__main__ import main
 from recorder.record import store
@@ -46,12 +47,13 @@ def record_in_a_fork(project: Path, kill_before_call: int, report: Path) -> int:
     outputs; 0 never kills. What is on disk changes only at those calls, so a kill
     before any other call (a stat, a directory listing) leaves a state one of
     them leaves too. Forking skips a new interpreter's start
-    and imports, and reading mkdocs.yml (loaded here first, once per process, as
-    `Project.load` does in a record run), which the many kill points would
-    otherwise pay each time. Returns the exit status, or minus the signal that
+    and imports, reading mkdocs.yml (loaded here first, once per process, as
+    `Project.load` does in a record run) and compiling nbformat's schema, which
+    the many kill points would otherwise pay each time. Returns the exit status, or minus the signal that
     ended the child; what the record step reported is in `report`.
     """
     Project.load(project)
+    get_validator()  # nbformat's schema, compiled once here instead of in each child that writes a notebook
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
         status = 1
