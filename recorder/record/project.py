@@ -115,14 +115,17 @@ class Project:
     def nav(self) -> list[Any]:
         return self.config.get("nav") or []
 
+    def markdown_extensions(self) -> dict[str, dict[str, Any]]:
+        """Each Markdown extension `markdown_extensions:` lists, in its order, with its options as written."""
+        found: dict[str, dict[str, Any]] = {}
+        for entry in self.config.get("markdown_extensions") or []:
+            for name, options in ({entry: None} if isinstance(entry, str) else entry).items():
+                found[name] = dict(options or {})
+        return found
+
     def extension_options(self, name: str) -> dict[str, Any] | None:
         """The options of Markdown extension `name` as `markdown_extensions:` lists them; None if it is not listed."""
-        for entry in self.config.get("markdown_extensions") or []:
-            if entry == name:
-                return {}
-            if isinstance(entry, dict) and name in entry:
-                return dict(entry[name] or {})
-        return None
+        return self.markdown_extensions().get(name)
 
     def snippet_settings(self) -> dict[str, Any]:
         """pymdownx.snippets' options, its base paths taken from the project's folder, so that the pages' includes and

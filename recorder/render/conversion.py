@@ -223,13 +223,12 @@ def convert(project: Project, shown: Recorded, markdown: str) -> Converted:
 
     extensions: list[str | Extension] = list(_ENGINE_EXTENSIONS)
     configs: dict[str, dict[str, object]] = {}
-    for entry in project.config.get("markdown_extensions") or []:
-        name, options = (entry, None) if isinstance(entry, str) else next(iter(entry.items()))
+    for name, options in project.markdown_extensions().items():
         if name == EXTENSION:
             extensions.append(Reading())
         elif name not in extensions:
             extensions.append(name)
-            configs[name] = options or {}
+            configs[name] = options
     if "pymdownx.snippets" in configs:
         configs["pymdownx.snippets"] = project.snippet_settings()
     md = Markdown(extensions=extensions, extension_configs=configs)
