@@ -88,7 +88,10 @@ class Origin:
             return "every line reproduced by the stand-ins"
         if not exact:
             return "form only: every line depends on weight values, so the stand-ins reproduced none of them"
-        return f"{exact} line(s) reproduced by the stand-ins, form only for the {by_form} that depend on weight values"
+        return (
+            f"{counted(exact, 'line')} reproduced by the stand-ins, "
+            f"and the form only of {counted(by_form, 'weight-dependent line')}"
+        )
 
     def gpt2(self, code: Callable[[Any], str] = _code) -> str:
         """What of GPT-2 it ran on, names and hashes written by `code`; only what the build checked is verified."""
@@ -177,6 +180,11 @@ def _origin_kinds(article: str) -> dict[str | None, tuple[str, str]]:
     }
 
 
+def counted(number: int, noun: str) -> str:
+    """The number and the noun, plural unless the number is one."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 def line_count(published: Mapping[str, Any], key: str) -> int | None:
     """A count of the published check's lines, or None where a hand edit left something else."""
     value = published.get(key)
@@ -263,10 +271,17 @@ def _published_run(published: Mapping[str, Any], origin: Origin, recorded: str, 
         f"Taken from the article {_cite(str(published.get('article')))} (printed there, or stated in its prose), "
         "which states "
         f"{_versions(published.get('stated') or {}, short) or 'no revision or version'} for it; copied to "
-        f"{_code(published.get('text'))}. Checked here on {recorded} against {STAND_INS}: {origin.stand_ins_showed} "
-        f"({html.escape(str(published.get('exact_lines')))} line(s) equal, "
-        f"{html.escape(str(published.get('weight_dependent_lines')))} compared by form)"
+        f"{_code(published.get('text'))}. Checked here on {recorded} against {STAND_INS}: {origin.stand_ins_showed}"
+        f"{_line_counts(published)}"
     )
+
+
+def _line_counts(published: Mapping[str, Any]) -> str:
+    """The published check's counts, in brackets, where the record holds both."""
+    exact, by_form = (line_count(published, key) for key in ("exact_lines", "weight_dependent_lines"))
+    if exact is None or by_form is None:
+        return ""
+    return f" ({counted(exact, 'line')} equal, {counted(by_form, 'line')} compared by form)"
 
 
 def _hash(digest: Any, short: bool) -> str:

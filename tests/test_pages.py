@@ -146,7 +146,10 @@ def test_code_shows_directives_as_written() -> None:
     [
         ("<div>\n{{ provenance }}\n</div>\n", "the output of `{{ provenance }}` was lost while rendering Markdown"),
         ("Text.\n{{ provenance }}\n", "keep block directives outside of HTML blocks and alone in their paragraph"),
-        ("<div>\n{{ value pinned_model }}\n</div>\n", "`{{ value pinned_model }}` stands 1 time(s) outside code, but"),
+        (
+            "<div>\n{{ value pinned_model }}\n</div>\n",
+            "`{{ value pinned_model }}` stands 1 time outside code, but rendering Markdown replaced it 0 times.",
+        ),
         (
             "[Rows](https://example.com/{{ value pinned_model }})\n",
             "Keep values out of HTML blocks, HTML tags and link",

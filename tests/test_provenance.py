@@ -15,7 +15,7 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256
-from recorder.provenance import LABELS, NOT_RERUN, SHORT_HASH, STAND_INS, Origin, caption, source_link
+from recorder.provenance import LABELS, NOT_RERUN, SHORT_HASH, STAND_INS, Origin, caption, counted, source_link
 from recorder.record import store
 from recorder.record.project import Project
 from recorder.record.published import SEEDS, create_stand_ins
@@ -153,7 +153,8 @@ def test_a_published_output_says_what_the_stand_ins_showed_as_its_counts_do(name
     exact, by_form = published["exact_lines"], published["weight_dependent_lines"]
     assert ("every line reproduced by the stand-ins" in line) == (by_form == 0)
     assert ("form only" in line) == (by_form > 0)
-    assert f"({exact} line(s) equal, {by_form} compared by form)" in run
+    assert f"({counted(exact, 'line')} equal, {counted(by_form, 'line')} compared by form)" in run
+    assert "(s)" not in line + run
     assert "two stand-in models (GPT-2's configuration with one layer, its real tokenizer, random weights)" in run
 
 
@@ -162,7 +163,8 @@ def test_a_published_output_says_what_the_stand_ins_showed_as_its_counts_do(name
     [
         (2, 0, "every line reproduced by the stand-ins"),
         (0, 2, "form only: every line depends on weight values, so the stand-ins reproduced none of them"),
-        (3, 1, "3 line(s) reproduced by the stand-ins, form only for the 1 that depend on weight values"),
+        (3, 1, "3 lines reproduced by the stand-ins, and the form only of 1 weight-dependent line"),
+        (1, 2, "1 line reproduced by the stand-ins, and the form only of 2 weight-dependent lines"),
     ],
 )
 def test_what_the_stand_ins_showed_follows_the_counts(exact: int, by_form: int, said: str) -> None:
@@ -172,11 +174,17 @@ def test_what_the_stand_ins_showed_follows_the_counts(exact: int, by_form: int, 
     assert Origin.of(entry).line().endswith(said)
 
 
+@pytest.mark.parametrize(("number", "said"), [(0, "0 lines"), (1, "1 line"), (2, "2 lines")])
+def test_a_count_names_its_noun_in_the_plural_unless_it_is_one(number: int, said: str) -> None:
+    assert counted(number, "line") == said
+
+
 def test_a_hand_edited_count_is_not_read_as_a_verdict() -> None:
     entry = {**MANIFEST[PUBLISHED[0]]}
     entry["published"] = {**entry["published"], "exact_lines": "<b>2</b>", "weight_dependent_lines": None}
     assert Origin.of(entry).stand_ins_showed == "checked against the stand-ins, with counts this record does not hold"
     assert "<b>" not in Origin.of(entry).line() and "<b>" not in caption(entry, "part/snippet", None)
+    assert "None" not in fields(record(entry))["Published run"], "a count the record does not hold is left out"
 
 
 def test_the_stand_ins_described_have_the_one_layer_the_record_step_gives_them() -> None:

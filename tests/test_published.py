@@ -12,6 +12,7 @@ import pytest
 from recorder.__main__ import main
 from recorder.errors import RecorderError
 from recorder.pinned import REVISION
+from recorder.provenance import counted
 from recorder.record import published as published_module
 from recorder.record import store
 from recorder.record.project import Project, ProjectError
@@ -156,8 +157,8 @@ def test_attach_after_a_snippet_edit_keeps_the_published_text(run, project: Path
     assert status == 0, errors
     counts = MANIFEST[WEIGHT_DEPENDENT]["published"]
     assert (
-        f"snippets/{WEIGHT_DEPENDENT}.py: {counts['exact_lines']} line(s) equal, "
-        f"{counts['weight_dependent_lines']} weight-dependent line(s)"
+        f"snippets/{WEIGHT_DEPENDENT}.py: {counted(counts['exact_lines'], 'line')} equal, "
+        f"{counted(counts['weight_dependent_lines'], 'weight-dependent line')} of the same form"
     ) in printed
     outputs = project / "outputs"
     assert (outputs / f"{WEIGHT_DEPENDENT}.txt").read_bytes() == PUBLISHED[WEIGHT_DEPENDENT].read_bytes()

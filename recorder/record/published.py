@@ -19,6 +19,7 @@ from typing import Any
 
 from recorder.errors import RecorderError
 from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION
+from recorder.provenance import counted
 from recorder.record import hub, store
 from recorder.record.runner import Report, Run, in_child, quiet_libraries, run_all
 from recorder.record.snippets import Snippet, discover
@@ -157,7 +158,10 @@ def attach(
     for snippet in targets:
         name, label = snippet.name, f"{PUBLISHED_DIR}/{snippet.name}.txt"
         exact, by_form = check(name, texts[name], [trial[name] for trial in trials], label=label)
-        report(f"{snippet.relative(root)}: {exact} line(s) equal, {by_form} weight-dependent line(s) of the same form")
+        report(
+            f"{snippet.relative(root)}: {counted(exact, 'line')} equal, "
+            f"{counted(by_form, 'weight-dependent line')} of the same form"
+        )
         attached[name] = (
             texts[name].encode(),
             {

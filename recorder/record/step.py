@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from recorder.pinned import MODEL_ID, OUTPUTS_DIR, REVISION, SNIPPETS_DIR, TOKENIZER_FILES
+from recorder.provenance import counted
 from recorder.record import hub, notebook, published, store
 from recorder.record.project import Project
 from recorder.record.runner import Report, Run, quiet_libraries, run_all, snippet_modules
@@ -184,5 +185,5 @@ def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
                 for name, (output, fields) in attached.items()
             },
         )
-        report(f"attached {len(attached)} published output(s)")
+        report(f"attached {counted(len(attached), 'published output')}")
         return len(attached)

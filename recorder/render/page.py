@@ -22,7 +22,7 @@ from recorder.directives import (
 )
 from recorder.errors import PageError
 from recorder.pinned import SNIPPETS_DIR
-from recorder.provenance import origins, record_table
+from recorder.provenance import counted, origins, record_table
 from recorder.record.project import Project
 from recorder.recorded import Recorded, check_include, fence
 from recorder.render import compat_page
@@ -54,8 +54,8 @@ class PreparedPage:
         for text, count in self.quoted.items():
             if self.replaced[text] != count:
                 raise PageError(
-                    f"`{text}` stands {count} time(s) outside code, but rendering Markdown "
-                    f"replaced it {self.replaced[text]} time(s). Keep values out of HTML "
+                    f"`{text}` stands {counted(count, 'time')} outside code, but rendering Markdown "
+                    f"replaced it {counted(self.replaced[text], 'time')}. Keep values out of HTML "
                     "blocks, HTML tags and link addresses."
                 )
 
