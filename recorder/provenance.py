@@ -12,7 +12,7 @@ from typing import Any
 from recorder.pinned import GENERATED, SNIPPETS_DIR, WEIGHTS_FILE, short
 from recorder.repository import Repository
 
-NOT_RERUN = "not run against GPT-2 by the build that recorded it"
+NOT_RERUN = "not run against GPT-2 by the record step"
 # What the published outputs are checked against (`recorder.record.published.create_stand_ins`), as every page words it.
 STAND_IN = "GPT-2's configuration with one layer, its real tokenizer, random weights"
 STAND_INS = f"two stand-in models ({STAND_IN})"
@@ -69,7 +69,7 @@ class Origin:
 
     def who(self, cite: Callable[[str], str] = _cite) -> str:
         if self.kind != "published":
-            return "Executed by the build step"
+            return "Executed by the record step"
         return f"Published in the article {cite(str(self.published.get('article')))}"
 
     @property
@@ -162,19 +162,22 @@ def _origin_clauses(found: list[Origin]) -> list[str]:
 def _origin_kinds(article: str) -> dict[str | None, tuple[str, str]]:
     """What the outputs of each kind of origin are, as (one, several), in the order a paragraph names them."""
     return {
-        None: ("comes from a snippet the build ran with no model", "come from snippets the build ran with no model"),
+        None: (
+            "comes from a snippet the record step ran with no model",
+            "come from snippets the record step ran with no model",
+        ),
         "tokenizer": (
-            "comes from a snippet the build ran with GPT-2's tokenizer alone",
-            "come from snippets the build ran with GPT-2's tokenizer alone",
+            "comes from a snippet the record step ran with GPT-2's tokenizer alone",
+            "come from snippets the record step ran with GPT-2's tokenizer alone",
         ),
         "weights": (
-            "comes from a snippet the build ran against GPT-2's weights, their sha256 verified",
-            "come from snippets the build ran against GPT-2's weights, their sha256 verified",
+            "comes from a snippet the record step ran against GPT-2's weights, their sha256 verified",
+            "come from snippets the record step ran against GPT-2's weights, their sha256 verified",
         ),
         "published": (
-            f"was published in the article {_cite(article)}: the build did not run its snippet against "
+            f"was published in the article {_cite(article)}: the record step did not run its snippet against "
             f"GPT-2, and checked it against {STAND_INS} instead",
-            f"were published in the article {_cite(article)}: the build did not run their snippets against "
+            f"were published in the article {_cite(article)}: the record step did not run their snippets against "
             f"GPT-2, and checked them against {STAND_INS} instead",
         ),
     }
@@ -305,11 +308,11 @@ def _model(origin: Origin, short: bool) -> str:
     files = origin.model.get("files")
     if origin.kind == "published":
         stated = origin.stated_revision
-        return f"{described} in the snippet, not loaded by the build; the article states " + (
+        return f"{described} in the snippet, not loaded by the record step; the article states " + (
             "no revision for this output" if stated is None else f"revision {_hash(stated, short)}"
         )
     if not files:
-        return f"{described}, not loaded by the build"
+        return f"{described}, not loaded by the record step"
     only = "its tokenizer only (no weights), " if origin.kind == "tokenizer" else ""
     return f"{described}, {only}loaded from these files: {_hashes(files, short)}"
 

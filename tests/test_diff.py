@@ -121,7 +121,7 @@ def test_a_changed_output_shows_its_text_diff_and_what_changed_in_its_provenance
         "@@ -1,2 +1,2 @@\n hello\n-world\n+there\n```"
     ) in markdown
     assert (
-        f"| origin | Published in the article *{ARTICLE}* · GPT-2 `gpt2@{short()}` | Executed by the build step · "
+        f"| origin | Published in the article *{ARTICLE}* · GPT-2 `gpt2@{short()}` | Executed by the record step · "
         f"GPT-2 `gpt2@{short()}`, weights sha256 `{WEIGHTS_SHA256[:12]}…` verified |"
     ) in markdown
     assert f"| sha256 of model.safetensors | — | `{WEIGHTS_SHA256}` |" in markdown
@@ -182,7 +182,7 @@ def test_added_and_removed_outputs_are_reported_by_name_in_order(repo: Path) -> 
         "### `part-three/farewell`: added\n\n```diff\n--- /dev/null\n+++ outputs/part-three/farewell.txt\n"
         "@@ -0,0 +1 @@\n+bye\n```"
     ) in markdown
-    assert "| origin | — | Executed by the build step · no model |" in markdown
+    assert "| origin | — | Executed by the record step · no model |" in markdown
     assert (
         "### `part-one/greeting`: removed\n\n```diff\n--- HEAD:outputs/part-one/greeting.txt\n+++ /dev/null\n"
         "@@ -1,2 +0,0 @@\n-hello\n-world\n```"

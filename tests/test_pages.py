@@ -264,7 +264,7 @@ def test_provenance_says_who_ran_what_with_which_versions_when_and_from_where(na
                 assert f"{package} {version}" in summary
         assert "torch" not in summary, "the article does not report a torch version"
         return
-    assert summary.startswith("<strong>Executed by the build step</strong>")
+    assert summary.startswith("<strong>Executed by the record step</strong>")
     if model is None:
         assert " · no model · " in summary
     elif model.get("loaded") == "tokenizer":
@@ -303,7 +303,7 @@ def test_provenance_of_an_output_executed_on_gpt2_names_the_verified_weights() -
         },
     }
     line = Origin.of(entry).line()
-    assert line.startswith('<strong>Executed by the build step</strong> on <time datetime="2027-01-02">')
+    assert line.startswith('<strong>Executed by the record step</strong> on <time datetime="2027-01-02">')
     assert (
         f"GPT-2 <code>{MODEL_ID}@{short()}</code>, weights sha256 <code>{WEIGHTS_SHA256[:12]}…</code> verified" in line
     )

@@ -128,7 +128,7 @@ def test_a_published_output_names_the_article_and_only_what_it_states_for_that_o
             assert f"{package} {version}" in line
     if not stated:
         assert "transformers" not in line and "no revision or version" in shown["Published run"]
-    assert "not loaded by the build" in shown["Model"]
+    assert "not loaded by the record step" in shown["Model"]
     assert shown["Library versions"].startswith("Of the check against stand-ins:")
 
 

@@ -207,7 +207,8 @@ def test_a_kept_state_that_is_damaged_is_worked_out_anew(project: Path) -> None:
 # What a page says of outputs that were not run against GPT-2 (as the provenance line, the part's origins and the
 # notebooks word it), and what they said before those words were derived from the records.
 NOT_RUN = re.compile(
-    r"did not run (?:its|their) snippets? against GPT-2|not run against GPT-2 by the build|"
+    r"did not run (?:its|their) snippets? against GPT-2|not run against GPT-2 by the (?:build|record step)|"
+    r"not loaded by the record step|"
     r"machines that build this site cannot|nothing here could recompute|not re-run by the build",
     re.IGNORECASE,
 )

@@ -102,7 +102,7 @@ def _published_counts(entry: Mapping[str, Any]) -> tuple[int, int]:
 
 
 def _ran_on_weights(entry: Mapping[str, Any]) -> bool:
-    """Whether the build ran the snippet on GPT-2's weights, whose values the stand-in's random ones do not print."""
+    """Whether the record step ran the snippet on GPT-2's weights, whose values random stand-ins do not print."""
     return entry.get("origin") == "executed" and (entry.get("model") or {}).get("loaded") == "weights"
 
 
