@@ -151,6 +151,8 @@ def test_main_refuses_uncommitted_outputs_and_outputs_the_real_model_does_not_pr
     assert committed < record < check < build
     assert steps.index(cache) < record
     assert "exit 1" in runs[check]
+    upload = step_using(steps, "actions/upload-artifact")
+    assert upload["with"]["path"].split() == ["outputs/", "docs/notebooks/"], "the notebooks hold the outputs too"
 
 
 def test_pull_requests_test_the_oldest_and_newest_python_the_readme_names() -> None:

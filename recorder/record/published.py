@@ -21,6 +21,7 @@ from recorder.errors import RecorderError
 from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION
 from recorder.provenance import counted
 from recorder.record import hub, store
+from recorder.record.project import CONFIG_FILE, Project
 from recorder.record.runner import Report, Run, in_child, quiet_libraries, run_all
 from recorder.record.snippets import Snippet, discover
 
@@ -181,9 +182,6 @@ def attach(
 def article_statements(root: Path) -> tuple[str, dict[str, dict[str, str]]]:
     """The article's title, and what it states about the run behind each output where it states it, by output:
     the plugin's `published_article` and `published_with` in mkdocs.yml."""
-    # Imported here, by the runs that attach published outputs: it imports MkDocs, which the others do without.
-    from recorder.record.project import CONFIG_FILE, Project
-
     options = Project.load(root).options
     for name in options.published_with:
         if not (root / PUBLISHED_DIR / f"{name}.txt").exists():

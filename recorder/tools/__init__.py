@@ -1,2 +1,2 @@
 """Tools around the pipeline: diff.py (`recorder diff`, what changed in the outputs), pr_record.py (`recorder
-check` and `pr-record`, what lags behind the sources), compat.py (`make compat`, other Transformers releases)."""
+pr-record`, record what a pull request left stale), compat.py (`make compat`, other Transformers releases)."""

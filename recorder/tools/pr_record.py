@@ -1,5 +1,5 @@
-"""`python -m recorder check`: what lags behind the sources; `pr-record`: record what a pull request left stale,
-and tell its author."""
+"""`python -m recorder pr-record`: record what a pull request left stale (what `recorder check` reports), and tell
+its author."""
 
 from __future__ import annotations
 
