@@ -152,14 +152,25 @@ def _origin_clauses(found: list[Origin]) -> list[str]:
     """For each kind of origin that some of `found` have, how many have it, and what that means."""
     kinds = Counter(origin.kind for origin in found)
     article = next((str(origin.published.get("article")) for origin in found if origin.kind == "published"), "")
+    in_prose = _in_prose(sum(1 for origin in found if origin.published.get("prose")), kinds["published"])
     return [
         f"{kinds[kind]} {one if kinds[kind] == 1 else several}"
-        for kind, (one, several) in _origin_kinds(article).items()
+        for kind, (one, several) in _origin_kinds(article, in_prose).items()
         if kinds[kind]
     ]
 
 
-def _origin_kinds(article: str) -> dict[str | None, tuple[str, str]]:
+def _in_prose(count: int, published: int) -> str:
+    """How many of the `published` outputs the article states in a sentence instead of printing them."""
+    if not count:
+        return ""
+    if published == 1:
+        return " (stated in its prose rather than printed, and written out as its snippet prints it)"
+    written = "its snippet prints it" if count == 1 else "their snippets print them"
+    return f" ({count} of them stated in its prose rather than printed, and written out as {written})"
+
+
+def _origin_kinds(article: str, in_prose: str) -> dict[str | None, tuple[str, str]]:
     """What the outputs of each kind of origin are, as (one, several), in the order a paragraph names them."""
     return {
         None: (
@@ -175,10 +186,10 @@ def _origin_kinds(article: str) -> dict[str | None, tuple[str, str]]:
             "come from snippets the record step ran against GPT-2's weights, their sha256 verified",
         ),
         "published": (
-            f"was published in the article {_cite(article)}: the record step did not run its snippet against "
-            f"GPT-2, and checked it against {STAND_INS} instead",
-            f"were published in the article {_cite(article)}: the record step did not run their snippets against "
-            f"GPT-2, and checked them against {STAND_INS} instead",
+            f"was published in the article {_cite(article)}{in_prose}: the record step did not run its snippet "
+            f"against GPT-2, and checked it against {STAND_INS} instead",
+            f"were published in the article {_cite(article)}{in_prose}: the record step did not run their snippets "
+            f"against GPT-2, and checked them against {STAND_INS} instead",
         ),
     }
 
@@ -269,13 +280,19 @@ def fields(entry: Mapping[str, Any], *, short_hashes: bool = False) -> list[tupl
 
 
 def _published_run(published: Mapping[str, Any], origin: Origin, recorded: str, short: bool) -> str:
-    """Where the article's output was taken from, what the article states for it, and what checking it showed."""
+    """How the article shows the output (printed, or stated in a sentence), what it states for it, where it was
+    copied to, and what checking it showed."""
+    article, text = _cite(str(published.get("article"))), _code(published.get("text"))
+    stated = _versions(published.get("stated") or {}, short) or "no revision or version"
+    if prose := published.get("prose"):
+        shown = (
+            f"Stated in the prose of the article {article} (“{html.escape(str(prose))}”), which states {stated} "
+            f"for it; written out as the snippet prints it in {text}"
+        )
+    else:
+        shown = f"Printed in the article {article}, which states {stated} for it; copied to {text}"
     return (
-        f"Taken from the article {_cite(str(published.get('article')))} (printed there, or stated in its prose), "
-        "which states "
-        f"{_versions(published.get('stated') or {}, short) or 'no revision or version'} for it; copied to "
-        f"{_code(published.get('text'))}. Checked here on {recorded} against {STAND_INS}: {origin.stand_ins_showed}"
-        f"{_line_counts(published)}"
+        f"{shown}. Checked here on {recorded} against {STAND_INS}: {origin.stand_ins_showed}{_line_counts(published)}"
     )
 
 

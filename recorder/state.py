@@ -125,7 +125,9 @@ def work_out(project: Project, content: str) -> State:
         shown = recorded(project, repository.from_environment(os.environ))
         # Outputs that lag behind first, alone: a notebook, a value or a page that reads them would only repeat
         # the same cause in other words.
-        problems = [problem.message for problem in store.stale_outputs(project.root, entries=shown.manifest)]
+        problems = [
+            problem.message for problem in store.stale_outputs(project.root, entries=shown.manifest, project=project)
+        ]
         if not problems:
             problems = [problem.message for problem in notebook.stale_notebooks(project, shown)]
             copies = {f"{GENERATED}/{name}" for name in published_files(project)}

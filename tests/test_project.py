@@ -75,7 +75,7 @@ WRONG_OPTIONS = {
         LAST_OPTION,
         f"{LAST_OPTION}\n      recorded_values: {{}}",
         "recorded_values",
-        "unknown option. Known: published_article, published_with, llms_section",
+        "unknown option. Known: published_article, published_with, published_in_prose, llms_section",
     ),
     "a wrong type": (LAST_OPTION, f"{LAST_OPTION}\n      llms_section: [Series]", "llms_section", "expected text"),
 }

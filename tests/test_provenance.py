@@ -15,7 +15,17 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 
 from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256
-from recorder.provenance import LABELS, NOT_RERUN, SHORT_HASH, STAND_INS, Origin, caption, counted, source_link
+from recorder.provenance import (
+    LABELS,
+    NOT_RERUN,
+    SHORT_HASH,
+    STAND_INS,
+    Origin,
+    caption,
+    counted,
+    origins,
+    source_link,
+)
 from recorder.record import store
 from recorder.record.project import Project
 from recorder.record.published import SEEDS, create_stand_ins
@@ -172,6 +182,48 @@ def test_what_the_stand_ins_showed_follows_the_counts(exact: int, by_form: int, 
     entry["published"] = {**entry["published"], "exact_lines": exact, "weight_dependent_lines": by_form}
     assert Origin.of(entry).stand_ins_showed == said
     assert Origin.of(entry).line().endswith(said)
+
+
+def test_a_published_output_s_record_says_whether_the_article_printed_it_or_stated_it_in_a_sentence() -> None:
+    for name in PUBLISHED:
+        published = MANIFEST[name]["published"]
+        run = fields(record(MANIFEST[name]))["Published run"]
+        if "prose" in published:
+            assert run.startswith(f"Stated in the prose of the article {published['article']} (“{published['prose']}”)")
+            assert "written out as the snippet prints it in" in run
+        else:
+            assert run.startswith(f"Printed in the article {published['article']} ,"), run
+    assert any("prose" in MANIFEST[name]["published"] for name in PUBLISHED), "no output stated in prose to check"
+
+
+def _published(prose: str | None) -> dict[str, Any]:
+    entry = copy.deepcopy(MANIFEST[PUBLISHED[0]])
+    entry["published"].pop("prose", None)
+    return entry | ({"published": {**entry["published"], "prose": prose}} if prose else {})
+
+
+@pytest.mark.parametrize(
+    ("prose", "said"),
+    [
+        ([None, None], "2 were published in the article Understanding GPT-2 Token Embeddings: the record step"),
+        (
+            [None, "True."],
+            "(1 of them stated in its prose rather than printed, and written out as its snippet prints it)",
+        ),
+        (
+            ["A.", "B."],
+            "(2 of them stated in its prose rather than printed, and written out as their snippets print them)",
+        ),
+        (["A."], "1 was published in the article Understanding GPT-2 Token Embeddings (stated in its prose rather"),
+    ],
+)
+def test_the_origins_paragraph_counts_the_outputs_the_article_states_in_prose(
+    prose: list[str | None], said: str
+) -> None:
+    manifest = {f"part-a/example_{number}": _published(text) for number, text in enumerate(prose)}
+    paragraph = BeautifulSoup(origins(manifest, {"part-a": "Part A"}, "part-a"), "html.parser").get_text()
+    assert said in paragraph, paragraph
+    assert paragraph.startswith(f"Of the {len(prose)} output{'s' if len(prose) > 1 else ''} recorded for Part A, ")
 
 
 @pytest.mark.parametrize(("number", "said"), [(0, "0 lines"), (1, "1 line"), (2, "2 lines")])

@@ -16,7 +16,7 @@ from recorder.provenance import counted
 from recorder.record import published as published_module
 from recorder.record import store
 from recorder.record.project import Project, ProjectError
-from recorder.record.published import article_statements, check, form
+from recorder.record.published import article_options, check, form
 from recorder.record.snippets import discover
 from support import ROOT, edit, snapshot
 
@@ -31,6 +31,8 @@ WEIGHT_DEPENDENT = next(name for name in sorted(PUBLISHED) if MANIFEST[name]["pu
 WEIGHT_INDEPENDENT = next(
     name for name in sorted(PUBLISHED) if not MANIFEST[name]["published"]["weight_dependent_lines"]
 )
+# The output the article states in a sentence rather than printing it.
+IN_PROSE = "token-embeddings/wte_is_parameter"
 PAGES = {part.name: part.page for part in Project.load(ROOT).parts()}
 TRIALS = ["True\n[0.015366, -0.028914]\n", "True\n[0.512290, 0.020567]\n"]
 
@@ -61,28 +63,71 @@ def test_matching_text_is_accepted_line_by_line() -> None:
 
 
 def test_what_the_article_states_is_read_from_the_plugin_options_in_mkdocs_yml(project: Path) -> None:
-    title, stated = article_statements(project)
-    assert title == "Understanding GPT-2 Token Embeddings"
-    assert stated == {WEIGHT_DEPENDENT: {"revision": REVISION, "transformers": "5.17.0"}}, "only where it states it"
+    options = article_options(project)
+    assert options.published_article == "Understanding GPT-2 Token Embeddings"
+    assert options.published_with == {WEIGHT_DEPENDENT: {"revision": REVISION, "transformers": "5.17.0"}}, (
+        "only where it states it"
+    )
+    assert options.published_in_prose == {IN_PROSE: "Both values are True."}
+    assert options.published(IN_PROSE) == {
+        "article": "Understanding GPT-2 Token Embeddings",
+        "stated": {},
+        "prose": "Both values are True.",
+    }
+    assert "prose" not in options.published(WEIGHT_DEPENDENT), "printed in the article"
     edit(project / "mkdocs.yml", 'transformers: "5.17.0"', "transformers: 5.17")
     with pytest.raises(ProjectError, match=r"^mkdocs.yml: plugin `recorded-outputs`, option `published_with`: .*quote"):
-        article_statements(project)
+        article_options(project)
 
 
-def test_a_statement_about_an_output_the_article_did_not_publish_is_refused(project: Path) -> None:
+def test_a_sentence_in_prose_must_be_text(project: Path) -> None:
+    edit(project / "mkdocs.yml", '"Both values are True."', "true")
+    with pytest.raises(
+        ProjectError, match=r"option `published_in_prose`: expected a mapping of outputs to the sentence"
+    ):
+        article_options(project)
+
+
+@pytest.mark.parametrize(("option", "named"), [("published_with", WEIGHT_DEPENDENT), ("published_in_prose", IN_PROSE)])
+def test_a_statement_about_an_output_the_article_did_not_publish_is_refused(
+    project: Path, option: str, named: str
+) -> None:
     unpublished = next(name for name in sorted(discover(ROOT)) if name not in PUBLISHED)
-    edit(project / "mkdocs.yml", f"{WEIGHT_DEPENDENT}:", f"{unpublished}:")
+    edit(project / "mkdocs.yml", f"{named}:", f"{unpublished}:")
     with pytest.raises(
         RecorderError,
-        match=rf"names {unpublished}, but "
-        rf"published/{unpublished}.txt does not exist",
+        match=rf"`{option}` names {unpublished}, but published/{unpublished}.txt does not exist",
     ):
-        article_statements(project)
+        article_options(project)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "what"),
+    [
+        ('transformers: "5.17.0"', 'transformers: "5.18.0"', "what the article states of its run"),
+        ('"Both values are True."', '"Both are True."', "the sentence the article states it in"),
+        ("published_article: Understanding", "published_article: Reading", "the article's title"),
+    ],
+)
+def test_an_output_whose_statements_changed_in_mkdocs_yml_is_stale_until_attached_again(
+    run, project: Path, old: str, new: str, what: str
+) -> None:
+    edit(project / "mkdocs.yml", old, new)
+    found = store.stale_outputs(project)
+    named = {WEIGHT_DEPENDENT} if "transformers" in old else {IN_PROSE} if "Both" in old else set(PUBLISHED)
+    assert {problem.snippet for problem in found} == named
+    assert all(
+        f"mkdocs.yml changed what it says of this output, taken from the article ({what}), since it was recorded. "
+        "Run `make record`" in problem.message
+        for problem in found
+    ), found
+    checked = run("python", "-m", "recorder", "check", cwd=project)
+    assert checked.returncode == 1 and found[0].message in checked.stderr
 
 
 def test_the_article_states_the_pinned_revision_and_release_where_its_output_s_page_says_it_does() -> None:
     """The note on the output's page says the article's revision and release are the ones pinned here."""
-    _, stated = article_statements(ROOT)
+    stated = article_options(ROOT).published_with
     pinned = next(
         line.partition("==")[2]
         for line in (ROOT / "requirements.txt").read_text().splitlines()
@@ -170,6 +215,19 @@ def test_attach_after_a_snippet_edit_keeps_the_published_text(run, project: Path
         == MANIFEST[WEIGHT_DEPENDENT]["published"]["weight_dependent_lines"]
     )
     assert run("python", "-m", "recorder", "check", cwd=project).returncode == 0
+
+
+@pytest.mark.slow
+def test_attach_records_the_sentence_of_an_output_the_article_states_in_prose(project: Path, record_published) -> None:
+    edit(project / "mkdocs.yml", '"Both values are True."', '"Both are True."')
+
+    status, _, errors = record_published()
+
+    assert status == 0, errors
+    entries = store.read_manifest(project)
+    assert entries[IN_PROSE]["published"]["prose"] == "Both are True."
+    assert [name for name in PUBLISHED if "prose" in entries[name]["published"]] == [IN_PROSE]
+    assert store.stale_outputs(project) == []
 
 
 @pytest.mark.slow

@@ -64,8 +64,16 @@ class Options:
     # (what: value, quoted), for the outputs it states it for: recorded with each output it attaches.
     published_article: str = ""
     published_with: dict[str, dict[str, str]] = field(default_factory=dict)
+    # The outputs the article states in a sentence instead of printing them: that sentence, quoted from it.
+    published_in_prose: dict[str, str] = field(default_factory=dict)
     # The llms.txt section that lists the parts, after the pages the configuration names there.
     llms_section: str = "Series"
+
+    def published(self, name: str) -> dict[str, Any]:
+        """What an output taken from the article records of it: the article, what it states of the run, and the
+        sentence it states the output in, where it does not print it."""
+        found = {"article": self.published_article, "stated": dict(self.published_with.get(name, {}))}
+        return found | ({"prose": self.published_in_prose[name]} if name in self.published_in_prose else {})
 
 
 @dataclass(frozen=True)
@@ -210,6 +218,7 @@ def validated(config_name: str, options: Any) -> Options:
     _check_known(config_name, options)
     _check_texts(config_name, options)
     _check_published_with(config_name, options.get("published_with") or {})
+    _check_published_in_prose(config_name, options.get("published_in_prose") or {})
     return Options(**options)
 
 
@@ -250,3 +259,13 @@ def _check_published_with(config_name: str, stated: Any) -> None:
                     f"{type(version).__name__}, not text: quote it as the article states "
                     f'it, e.g. {package}: "5.17.0"',
                 )
+
+
+def _check_published_in_prose(config_name: str, sentences: Any) -> None:
+    """`published_in_prose`: for each output the article states in a sentence, that sentence."""
+    if not isinstance(sentences, dict) or not all(isinstance(text, str) and text for text in sentences.values()):
+        raise _refused(
+            config_name,
+            "published_in_prose",
+            'expected a mapping of outputs to the sentence the article states each in, e.g. {PART/NAME: "..."}.',
+        )

@@ -21,6 +21,7 @@ from packaging.utils import canonicalize_name
 
 from recorder.errors import RecorderError
 from recorder.pinned import MANIFEST_NAME, MODEL_ID, OUTPUTS_DIR, REQUIREMENTS, REVISION
+from recorder.record.project import Project
 from recorder.record.snippets import (
     Snippet,
     discover,
@@ -76,10 +77,13 @@ def manifest_bytes(entries: dict[str, dict[str, Any]]) -> bytes:
 
 
 def stale_outputs(
-    root: Path, snippets: dict[str, Snippet] | None = None, entries: dict[str, dict[str, Any]] | None = None
+    root: Path,
+    snippets: dict[str, Snippet] | None = None,
+    entries: dict[str, dict[str, Any]] | None = None,
+    project: Project | None = None,
 ) -> list[Problem]:
-    """Every way the recorded outputs disagree with the snippets, each with its fix (a record run passes
-    the snippets and manifest it has read already)."""
+    """Every way the recorded outputs disagree with the snippets and the configuration, each with its fix (a
+    record run passes the snippets and manifest it has read already; the state, the project it was given)."""
     snippets = discover(root) if snippets is None else snippets
     if (outputs_dir(root) / TRANSACTION / READY).exists():
         return [
@@ -93,6 +97,7 @@ def stale_outputs(
         for name, snippet in snippets.items()
         if (problem := _snippet_problem(root, name, snippet, entries.get(name)))
     ]
+    found += _changed_statements(root, project, snippets, entries, flagged={problem.snippet for problem in found})
     return found + _deleted_snippets(entries, snippets) + _orphan_outputs(root, snippets, entries)
 
 
@@ -145,6 +150,43 @@ def _changed_versions(root: Path, snippet: Snippet, entry: dict[str, Any]) -> st
     if changes := version_changes(entry.get("versions") or {}, snippet):
         return f"{snippet.relative(root)}: {version_advice(root, changes)}"
     return None
+
+
+# What the configuration says of an output taken from the article, as its record keeps it (`Options.published`).
+_STATEMENTS = {
+    "article": "the article's title",
+    "stated": "what the article states of its run",
+    "prose": "the sentence the article states it in",
+}
+
+
+def _changed_statements(
+    root: Path,
+    project: Project | None,
+    snippets: dict[str, Snippet],
+    entries: dict[str, dict[str, Any]],
+    flagged: set[str],
+) -> list[Problem]:
+    """Outputs taken from the article whose records no longer say what the configuration says of them; those
+    `flagged` already are reported once."""
+    published = [name for name in snippets if name not in flagged and entries[name].get("origin") == "published"]
+    if not published:
+        return []
+    project = project or Project.load(root)
+    found = [_statements_problem(project, snippets[name], entries[name]) for name in published]
+    return [problem for problem in found if problem]
+
+
+def _statements_problem(project: Project, snippet: Snippet, entry: dict[str, Any]) -> Problem | None:
+    wanted, recorded = project.options.published(snippet.name), entry.get("published") or {}
+    if not (changed := [what for key, what in _STATEMENTS.items() if wanted.get(key) != recorded.get(key)]):
+        return None
+    return Problem(
+        snippet.name,
+        f"{snippet.relative(project.root)}: {project.config_file.name} changed what it says of this output, taken "
+        f"from the article ({' and '.join(changed)}), since it was recorded. Run `make record`, which attaches it "
+        "again, and commit the updated outputs/.",
+    )
 
 
 def _deleted_snippets(entries: dict[str, dict[str, Any]], snippets: dict[str, Snippet]) -> list[Problem]:

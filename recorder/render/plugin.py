@@ -42,6 +42,7 @@ class PluginConfig(Config):
 
     published_article = c.Type(str)
     published_with = c.Type(dict, default={})
+    published_in_prose = c.Type(dict, default={})
     llms_section = c.Type(str, default="Series")
 
 
