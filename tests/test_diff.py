@@ -148,6 +148,18 @@ def test_a_provenance_change_alone_is_reported(repo: Path) -> None:
     assert "```diff" not in markdown
 
 
+def test_what_the_article_states_of_an_output_is_part_of_its_provenance(repo: Path) -> None:
+    entries = manifest(repo)
+    entries[GREETING_NAME]["published"] |= {"prose": "Both are hello.", "stated": {"transformers": "5.18.0"}}
+    write(repo, {GREETING_NAME: GREETING, FIGURE_NAME: FIGURE}, entries)
+
+    markdown = report(repo)
+
+    assert "| the article states it as | — | “Both are hello.” |" in markdown
+    assert "| the article states its transformers | — | `5.18.0` |" in markdown
+    assert f"| the article states its revision | `{REVISION}` | — |" in markdown
+
+
 @pytest.mark.parametrize(
     ("title", "said"),
     [

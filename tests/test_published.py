@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
@@ -80,6 +81,17 @@ def test_what_the_article_states_is_read_from_the_plugin_options_in_mkdocs_yml(p
         article_options(project)
 
 
+@pytest.mark.parametrize("option", ["published_with", "published_in_prose"])
+def test_an_option_written_with_no_entries_holds_none(project: Path, option: str) -> None:
+    config = (project / "mkdocs.yml").read_text(encoding="utf-8")
+    written = re.search(rf"(?m)^      {option}:\n(?:        .*\n)+", config)
+    assert written, f"mkdocs.yml lists no {option}"
+    (project / "mkdocs.yml").write_text(config.replace(written[0], f"      {option}:\n"), encoding="utf-8")
+    options = article_options(project)
+    assert getattr(options, option) == {}
+    assert options.published(IN_PROSE)["article"] == "Understanding GPT-2 Token Embeddings"
+
+
 def test_a_sentence_in_prose_must_be_text(project: Path) -> None:
     edit(project / "mkdocs.yml", '"Both values are True."', "true")
     with pytest.raises(
@@ -117,8 +129,8 @@ def test_an_output_whose_statements_changed_in_mkdocs_yml_is_stale_until_attache
     named = {WEIGHT_DEPENDENT} if "transformers" in old else {IN_PROSE} if "Both" in old else set(PUBLISHED)
     assert {problem.snippet for problem in found} == named
     assert all(
-        f"mkdocs.yml changed what it says of this output, taken from the article ({what}), since it was recorded. "
-        "Run `make record`" in problem.message
+        f"mkdocs.yml says something else of this output, taken from the article, than its record does ({what}). "
+        "Run `make record PUBLISHED=1` to attach it again" in problem.message
         for problem in found
     ), found
     checked = run("python", "-m", "recorder", "check", cwd=project)
@@ -215,6 +227,15 @@ def test_attach_after_a_snippet_edit_keeps_the_published_text(run, project: Path
         == MANIFEST[WEIGHT_DEPENDENT]["published"]["weight_dependent_lines"]
     )
     assert run("python", "-m", "recorder", "check", cwd=project).returncode == 0
+
+
+def test_a_hand_edited_record_of_what_the_article_states_is_stale_not_a_traceback(project: Path) -> None:
+    entries = store.read_manifest(project)
+    entries[IN_PROSE]["published"] = "edited"
+    (project / "outputs" / "manifest.json").write_bytes(store.manifest_bytes(entries))
+    found = store.stale_outputs(project)
+    assert [problem.snippet for problem in found] == [IN_PROSE]
+    assert "(the article's title, what the article states of its run and the sentence" in found[0].message
 
 
 @pytest.mark.slow

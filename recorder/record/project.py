@@ -217,8 +217,10 @@ def validated(config_name: str, options: Any) -> Options:
     options.pop("enabled", None)  # the engine's own switch for every plugin
     _check_known(config_name, options)
     _check_texts(config_name, options)
-    _check_published_with(config_name, options.get("published_with") or {})
-    _check_published_in_prose(config_name, options.get("published_in_prose") or {})
+    for option in ("published_with", "published_in_prose"):  # written with no entries, YAML reads None
+        options[option] = options.get(option) or {}
+    _check_published_with(config_name, options["published_with"])
+    _check_published_in_prose(config_name, options["published_in_prose"])
     return Options(**options)
 
 

@@ -169,7 +169,9 @@ def _changed_statements(
 ) -> list[Problem]:
     """Outputs taken from the article whose records no longer say what the configuration says of them; those
     `flagged` already are reported once."""
-    published = [name for name in snippets if name not in flagged and entries[name].get("origin") == "published"]
+    published = [
+        name for name in snippets if name not in flagged and (entries.get(name) or {}).get("origin") == "published"
+    ]
     if not published:
         return []
     project = project or Project.load(root)
@@ -178,15 +180,21 @@ def _changed_statements(
 
 
 def _statements_problem(project: Project, snippet: Snippet, entry: dict[str, Any]) -> Problem | None:
-    wanted, recorded = project.options.published(snippet.name), entry.get("published") or {}
+    recorded = entry.get("published")
+    recorded = recorded if isinstance(recorded, dict) else {}  # a hand edit: every statement differs
+    wanted = project.options.published(snippet.name)
     if not (changed := [what for key, what in _STATEMENTS.items() if wanted.get(key) != recorded.get(key)]):
         return None
     return Problem(
         snippet.name,
-        f"{snippet.relative(project.root)}: {project.config_file.name} changed what it says of this output, taken "
-        f"from the article ({' and '.join(changed)}), since it was recorded. Run `make record`, which attaches it "
-        "again, and commit the updated outputs/.",
+        f"{snippet.relative(project.root)}: {project.config_file.name} says something else of this output, taken "
+        f"from the article, than its record does ({_listed(changed)}). Run `make record PUBLISHED=1` to attach "
+        "it again (or `make record` where GPT-2 can be loaded, to run it), and commit the updated outputs/.",
     )
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _deleted_snippets(entries: dict[str, dict[str, Any]], snippets: dict[str, Snippet]) -> list[Problem]:

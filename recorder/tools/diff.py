@@ -158,11 +158,22 @@ def _provenance(entry: dict[str, Any] | None) -> dict[str, str]:
     files = sorted((origin.model.get("files") or {}).items())
     facts = {
         "origin": f"{origin.who(emphasis)} · {origin.gpt2(backticks)}",
+        **_article_statements(origin.published),
         **{f"sha256 of {file}": backticks(digest) for file, digest in files},
         **{library: backticks(version) for library, version in (entry.get("versions") or {}).items()},
     }
     # A pipe would end the table cell, even inside backticks.
     return {fact: value.replace("|", "\\|") for fact, value in facts.items()}
+
+
+def _article_statements(published: Any) -> dict[str, str]:
+    """What the article states of an output taken from it: the run's revision and versions, the sentence it states
+    the output in."""
+    if not isinstance(published, dict):
+        return {}
+    stated = published.get("stated") if isinstance(published.get("stated"), dict) else {}
+    facts = {f"the article states its {what}": backticks(str(value)) for what, value in stated.items()}
+    return facts | ({"the article states it as": f"“{published['prose']}”"} if published.get("prose") else {})
 
 
 def _provenance_table(old: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
