@@ -70,7 +70,8 @@ class Origin:
     def who(self, cite: Callable[[str], str] = _cite) -> str:
         if self.kind != "published":
             return "Executed by the record step"
-        return f"Published in the article {cite(str(self.published.get('article')))}"
+        shown = "Stated in the prose of the article" if self.published.get("prose") else "Published in the article"
+        return f"{shown} {cite(str(self.published.get('article')))}"
 
     @property
     def stated_revision(self) -> str | None:
@@ -165,9 +166,9 @@ def _in_prose(count: int, published: int) -> str:
     if not count:
         return ""
     if published == 1:
-        return " (stated in its prose rather than printed, and written out as its snippet prints it)"
+        return " (stated in the article's prose rather than printed, and written out as its snippet prints it)"
     written = "its snippet prints it" if count == 1 else "their snippets print them"
-    return f" ({count} of them stated in its prose rather than printed, and written out as {written})"
+    return f" ({count} of them stated in the article's prose rather than printed, and written out as {written})"
 
 
 def _origin_kinds(article: str, in_prose: str) -> dict[str | None, tuple[str, str]]:

@@ -118,7 +118,7 @@ def test_the_series_page_states_the_publishing_rule_the_code_applies() -> None:
     assert f"the article *{PROJECT.options.published_article}*" in SERIES
     stated = PROJECT.options.published_with
     assert len(stated) == 1, "the Series page says the article states a revision and a release for one output only"
-    assert "behind one of these outputs only" in SERIES
+    assert "for one of these outputs only" in SERIES
 
 
 STAND_IN_PAGES = sorted(

@@ -160,7 +160,7 @@ def test_introduction_names_where_each_output_comes_from(part: Part) -> None:
             kind = "published" if entry["origin"] == "published" else (model or {}).get("loaded") if model else None
             loaded.add(kind)
     phrases = {
-        "published": f"Published in the article *{PROJECT.options.published_article}*",
+        "published": f"the article *{PROJECT.options.published_article}*",  # printed there, or stated in its prose
         "weights": "weights sha256",
         "tokenizer": "GPT-2's tokenizer",
         None: "no model",
@@ -176,8 +176,10 @@ def test_introduction_calls_the_site_s_page_a_page_and_only_the_published_run_an
     intro = notebook(part).cells[0].source
     title = re.search(r"^# (.+)$", get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))[0], re.M).group(1)
     assert f"Every example of the page *{title}* of this site" in intro
-    named = f"Published in the article *{PROJECT.options.published_article}*"
-    rest = intro.replace(named, "").replace(", as the article states", "")
+    named = [
+        f"{who} the article *{PROJECT.options.published_article}*" for who in ("Published in", "Stated in the prose of")
+    ]
+    rest = intro.replace(named[0], "").replace(named[1], "").replace(", as the article states", "")
     assert "article" not in rest, "the only article is the published one, named on the line that credits it"
     assert "recorded run" not in intro
 

@@ -256,7 +256,8 @@ def test_provenance_says_who_ran_what_with_which_versions_when_and_from_where(na
     model = entry["model"]
     if entry["origin"] == "published":
         article = PROJECT.options.published_article
-        assert summary.startswith(f"<strong>Published in the article <cite>{article}</cite></strong>")
+        shown = "Stated in the prose of the article" if entry["published"].get("prose") else "Published in the article"
+        assert summary.startswith(f"<strong>{shown} <cite>{article}</cite></strong>")
         stated = PROJECT.options.published_with.get(name, {})
         assert (f"GPT-2 <code>{MODEL_ID}@{short()}</code>" in summary) == ("revision" in stated)
         for package, version in stated.items():

@@ -124,8 +124,9 @@ def test_a_published_output_names_the_article_and_only_what_it_states_for_that_o
     stated = PROJECT.options.published_with.get(name, {})
     assert entry["published"]["article"] == article and entry["published"]["stated"] == stated
     assert set(shown) == set(LABELS)
-    assert shown["Origin"] == f"Published in the article {article} , {NOT_RERUN}"
-    assert line.startswith(f"Published in the article {article} · ")
+    who = "Stated in the prose of the article" if "prose" in entry["published"] else "Published in the article"
+    assert shown["Origin"] == f"{who} {article} , {NOT_RERUN}"
+    assert line.startswith(f"{who} {article} · ")
     assert (", as the article states" in line) == bool(stated)
     if "revision" in stated:
         assert f"GPT-2 {MODEL_ID}@{stated['revision'][:7]}" in line
@@ -208,13 +209,16 @@ def _published(prose: str | None) -> dict[str, Any]:
         ([None, None], "2 were published in the article Understanding GPT-2 Token Embeddings: the record step"),
         (
             [None, "True."],
-            "(1 of them stated in its prose rather than printed, and written out as its snippet prints it)",
+            "(1 of them stated in the article's prose rather than printed, and written out as its snippet prints it)",
         ),
         (
             ["A.", "B."],
-            "(2 of them stated in its prose rather than printed, and written out as their snippets print them)",
+            "(2 of them stated in the article's prose rather than printed, and written out as their snippets print",
         ),
-        (["A."], "1 was published in the article Understanding GPT-2 Token Embeddings (stated in its prose rather"),
+        (
+            ["A."],
+            "1 was published in the article Understanding GPT-2 Token Embeddings (stated in the article's prose rather",
+        ),
     ],
 )
 def test_the_origins_paragraph_counts_the_outputs_the_article_states_in_prose(
