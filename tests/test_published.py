@@ -16,8 +16,8 @@ from recorder.pinned import REVISION
 from recorder.provenance import counted
 from recorder.record import published as published_module
 from recorder.record import store
-from recorder.record.project import Project, ProjectError
-from recorder.record.published import article_options, check, form
+from recorder.record.project import Options, Project, ProjectError
+from recorder.record.published import check, form
 from recorder.record.snippets import discover
 from support import ROOT, edit, snapshot
 
@@ -32,6 +32,13 @@ WEIGHT_DEPENDENT = next(name for name in sorted(PUBLISHED) if MANIFEST[name]["pu
 WEIGHT_INDEPENDENT = next(
     name for name in sorted(PUBLISHED) if not MANIFEST[name]["published"]["weight_dependent_lines"]
 )
+
+
+def options_of(root: Path) -> Options:
+    """The record step's options as the configuration of `root` gives them, checked."""
+    return Project.load(root).options
+
+
 # The output the article states in a sentence rather than printing it.
 IN_PROSE = "token-embeddings/wte_is_parameter"
 PAGES = {part.name: part.page for part in Project.load(ROOT).parts()}
@@ -64,7 +71,7 @@ def test_matching_text_is_accepted_line_by_line() -> None:
 
 
 def test_what_the_article_states_is_read_from_the_plugin_options_in_mkdocs_yml(project: Path) -> None:
-    options = article_options(project)
+    options = options_of(project)
     assert options.published_article == "Understanding GPT-2 Token Embeddings"
     assert options.published_with == {WEIGHT_DEPENDENT: {"revision": REVISION, "transformers": "5.17.0"}}, (
         "only where it states it"
@@ -78,7 +85,7 @@ def test_what_the_article_states_is_read_from_the_plugin_options_in_mkdocs_yml(p
     assert "prose" not in options.published(WEIGHT_DEPENDENT), "printed in the article"
     edit(project / "mkdocs.yml", 'transformers: "5.17.0"', "transformers: 5.17")
     with pytest.raises(ProjectError, match=r"^mkdocs.yml: plugin `recorded-outputs`, option `published_with`: .*quote"):
-        article_options(project)
+        options_of(project)
 
 
 @pytest.mark.parametrize("option", ["published_with", "published_in_prose"])
@@ -87,7 +94,7 @@ def test_an_option_written_with_no_entries_holds_none(project: Path, option: str
     written = re.search(rf"(?m)^      {option}:\n(?:        .*\n)+", config)
     assert written, f"mkdocs.yml lists no {option}"
     (project / "mkdocs.yml").write_text(config.replace(written[0], f"      {option}:\n"), encoding="utf-8")
-    options = article_options(project)
+    options = options_of(project)
     assert getattr(options, option) == {}
     assert options.published(IN_PROSE)["article"] == "Understanding GPT-2 Token Embeddings"
 
@@ -97,20 +104,22 @@ def test_a_sentence_in_prose_must_be_text(project: Path) -> None:
     with pytest.raises(
         ProjectError, match=r"option `published_in_prose`: expected a mapping of outputs to the sentence"
     ):
-        article_options(project)
+        options_of(project)
 
 
 @pytest.mark.parametrize(("option", "named"), [("published_with", WEIGHT_DEPENDENT), ("published_in_prose", IN_PROSE)])
 def test_a_statement_about_an_output_the_article_did_not_publish_is_refused(
-    project: Path, option: str, named: str
+    run, project: Path, option: str, named: str
 ) -> None:
+    """Refused where the configuration is read, so the state, every build and the record step refuse it alike."""
     unpublished = next(name for name in sorted(discover(ROOT)) if name not in PUBLISHED)
     edit(project / "mkdocs.yml", f"{named}:", f"{unpublished}:")
-    with pytest.raises(
-        RecorderError,
-        match=rf"`{option}` names {unpublished}, but published/{unpublished}.txt does not exist",
-    ):
-        article_options(project)
+    refused = rf"`{option}`: names {unpublished}, but published/{unpublished}.txt does not exist"
+    with pytest.raises(RecorderError, match=refused):
+        options_of(project)
+    checked = run("python", "-m", "recorder", "check", cwd=project)
+    assert checked.returncode == 1 and re.search(refused, checked.stderr), checked.stderr
+    assert "Traceback" not in checked.stderr
 
 
 @pytest.mark.parametrize(
@@ -139,7 +148,7 @@ def test_an_output_whose_statements_changed_in_mkdocs_yml_is_stale_until_attache
 
 def test_the_article_states_the_pinned_revision_and_release_where_its_output_s_page_says_it_does() -> None:
     """The note on the output's page says the article's revision and release are the ones pinned here."""
-    stated = article_options(ROOT).published_with
+    stated = options_of(ROOT).published_with
     pinned = next(
         line.partition("==")[2]
         for line in (ROOT / "requirements.txt").read_text().splitlines()

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from recorder.errors import RecorderError
-from recorder.pinned import SNIPPETS_DIR
+from recorder.pinned import PUBLISHED_DIR, SNIPPETS_DIR
 
 CONFIG_FILE = "mkdocs.yml"
 PLUGIN = "recorded-outputs"  # the plugin's name under `plugins:`, whose entry holds the record step's options
@@ -108,7 +108,7 @@ class Project:
             raise ProjectError(f"{path.name} is not valid YAML ({error}).") from None
         if not isinstance(config, dict):
             raise ProjectError(f"{path.name} must be a mapping of settings.")
-        return cls(path.parent, path, config, validated(path.name, plugin_options(path.name, config)))
+        return cls(path.parent, path, config, validated(path.name, plugin_options(path.name, config), path.parent))
 
     @property
     def docs_dir(self) -> Path:
@@ -206,7 +206,7 @@ def plugin_options(config_name: str, config: dict[str, Any]) -> Any:
     )
 
 
-def validated(config_name: str, options: Any) -> Options:
+def validated(config_name: str, options: Any, root: Path) -> Options:
     """The plugin's options, checked; an error names the configuration file and the option."""
     if not isinstance(options, dict | None):
         raise ProjectError(
@@ -221,6 +221,7 @@ def validated(config_name: str, options: Any) -> Options:
         options[option] = options.get(option) or {}
     _check_published_with(config_name, options["published_with"])
     _check_published_in_prose(config_name, options["published_in_prose"])
+    _check_published_files(config_name, root, options)
     return Options(**options)
 
 
@@ -271,3 +272,16 @@ def _check_published_in_prose(config_name: str, sentences: Any) -> None:
             "published_in_prose",
             'expected a mapping of outputs to the sentence the article states each in, e.g. {PART/NAME: "..."}.',
         )
+
+
+def _check_published_files(config_name: str, root: Path, options: dict[str, Any]) -> None:
+    """Every output the statements name is one the article published, in published/."""
+    for option in ("published_with", "published_in_prose"):
+        for name in options[option]:
+            if not (root / PUBLISHED_DIR / f"{name}.txt").exists():
+                raise _refused(
+                    config_name,
+                    option,
+                    f"names {name}, but {PUBLISHED_DIR}/{name}.txt does not exist. Name only outputs the article "
+                    "published.",
+                )

@@ -21,7 +21,7 @@ from recorder.errors import RecorderError
 from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION
 from recorder.provenance import counted
 from recorder.record import hub, store
-from recorder.record.project import CONFIG_FILE, Options, Project
+from recorder.record.project import Project
 from recorder.record.runner import Report, Run, in_child, quiet_libraries, run_all
 from recorder.record.snippets import Snippet, discover
 
@@ -144,7 +144,7 @@ def attach(
     root: Path, targets: list[Snippet], *, timeout: float, report: Report
 ) -> dict[str, tuple[bytes, dict[str, Any]]]:
     """Each of `targets`' published output by name, checked against stand-ins, with its manifest entry's own fields."""
-    options, texts = article_options(root), {}
+    options, texts = Project.load(root).options, {}
     for snippet in targets:
         if not (path := root / PUBLISHED_DIR / f"{snippet.name}.txt").exists():
             raise RecorderError(
@@ -176,23 +176,6 @@ def attach(
             },
         )
     return attached
-
-
-def article_options(root: Path) -> Options:
-    """The plugin's `published_article`, `published_with` and `published_in_prose` in mkdocs.yml, each output they
-    name one that published/ holds."""
-    options = Project.load(root).options
-    for option, names in (
-        ("published_with", options.published_with),
-        ("published_in_prose", options.published_in_prose),
-    ):
-        for name in names:
-            if not (root / PUBLISHED_DIR / f"{name}.txt").exists():
-                raise RecorderError(
-                    f"{CONFIG_FILE}: `{option}` names {name}, but {PUBLISHED_DIR}/{name}.txt "
-                    "does not exist. Name only outputs the article published."
-                )
-    return options
 
 
 def to_confirm(snippets: dict[str, Snippet], entries: dict[str, Any]) -> list[Snippet]:
