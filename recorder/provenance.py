@@ -70,8 +70,13 @@ class Origin:
     def who(self, cite: Callable[[str], str] = _cite) -> str:
         if self.kind != "published":
             return "Executed by the record step"
-        shown = "Stated in the prose of the article" if self.published.get("prose") else "Published in the article"
+        shown = "Stated in the prose of the article" if self.prose else "Published in the article"
         return f"{shown} {cite(str(self.published.get('article')))}"
+
+    @property
+    def prose(self) -> str | None:
+        """The sentence the article states the output in, where it does not print it."""
+        return self.published.get("prose") or None
 
     @property
     def stated_revision(self) -> str | None:
@@ -153,7 +158,7 @@ def _origin_clauses(found: list[Origin]) -> list[str]:
     """For each kind of origin that some of `found` have, how many have it, and what that means."""
     kinds = Counter(origin.kind for origin in found)
     article = next((str(origin.published.get("article")) for origin in found if origin.kind == "published"), "")
-    in_prose = _in_prose(sum(1 for origin in found if origin.published.get("prose")), kinds["published"])
+    in_prose = _in_prose(sum(1 for origin in found if origin.prose), kinds["published"])
     return [
         f"{kinds[kind]} {one if kinds[kind] == 1 else several}"
         for kind, (one, several) in _origin_kinds(article, in_prose).items()
@@ -285,9 +290,9 @@ def _published_run(published: Mapping[str, Any], origin: Origin, recorded: str, 
     copied to, and what checking it showed."""
     article, text = _cite(str(published.get("article"))), _code(published.get("text"))
     stated = _versions(published.get("stated") or {}, short) or "no revision or version"
-    if prose := published.get("prose"):
+    if origin.prose:
         shown = (
-            f"Stated in the prose of the article {article} (“{html.escape(str(prose))}”), which states {stated} "
+            f"Stated in the prose of the article {article} (“{html.escape(str(origin.prose))}”), which states {stated} "
             f"for it; written out as the snippet prints it in {text}"
         )
     else:

@@ -70,11 +70,20 @@ def _quote_a_value_in_a_tag(project: Path) -> list[str]:
     return [f"docs/{part.page}", "`{{ value pinned_model }}` stands", "Keep values out of HTML blocks, HTML tags"]
 
 
+def _restate_a_published_output(project: Path) -> list[str]:
+    """What the configuration says of an output taken from the article: it is recorded with the output."""
+    name, prose = next(iter(PROJECT.options.published_in_prose.items()))
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace(f'"{prose}"', '"Another sentence."', 1), "utf-8")
+    return [f"snippets/{name}.py: mkdocs.yml says something else of this output", "make record PUBLISHED=1"]
+
+
 DRIFTS: dict[str, Callable[[Path], list[str]]] = {
     "a snippet": _change_snippet,
     "an output": _edit_output,
     "values.yml": _declare_unquoted_value,
     "a page (a value in an HTML tag)": _quote_a_value_in_a_tag,
+    "mkdocs.yml (what it says of a published output)": _restate_a_published_output,
 }
 
 
