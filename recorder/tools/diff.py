@@ -158,7 +158,7 @@ def _provenance(entry: dict[str, Any] | None) -> dict[str, str]:
     files = sorted((origin.model.get("files") or {}).items())
     facts = {
         "origin": f"{origin.who(emphasis)} · {origin.gpt2(backticks)}",
-        **_article_statements(origin.published),
+        **_article_statements(origin),
         **{f"sha256 of {file}": backticks(digest) for file, digest in files},
         **{library: backticks(version) for library, version in (entry.get("versions") or {}).items()},
     }
@@ -166,14 +166,12 @@ def _provenance(entry: dict[str, Any] | None) -> dict[str, str]:
     return {fact: value.replace("|", "\\|") for fact, value in facts.items()}
 
 
-def _article_statements(published: Any) -> dict[str, str]:
+def _article_statements(origin: Origin) -> dict[str, str]:
     """What the article states of an output taken from it: the run's revision and versions, the sentence it states
     the output in."""
-    if not isinstance(published, dict):
-        return {}
-    stated = published.get("stated") if isinstance(published.get("stated"), dict) else {}
+    stated = origin.published.get("stated") or {}
     facts = {f"the article states its {what}": backticks(str(value)) for what, value in stated.items()}
-    return facts | ({"the article states it as": f"“{published['prose']}”"} if published.get("prose") else {})
+    return facts | ({"the article states it as": f"“{origin.prose}”"} if origin.prose else {})
 
 
 def _provenance_table(old: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
