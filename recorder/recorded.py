@@ -18,7 +18,7 @@ from recorder.record import store
 from recorder.record.project import Project
 from recorder.record.snippets import pins
 from recorder.repository import Repository
-from recorder.values import VALUES_FILE, templates
+from recorder.values import VALUES_FILE, Template, templates
 
 # The marker pattern pymdownx.snippets itself uses, so line numbers count what it includes.
 _SECTION_MARKER = SnippetPreprocessor.RE_SNIPPET_SECTION
@@ -41,7 +41,7 @@ class Recorded:
     def output(self, name: str) -> str:
         path = store.output_path(self.root, name)
         if name not in self.manifest or not path.exists():
-            raise PageError(f"{SNIPPETS_DIR}/{name}.py has no recorded output. Run `make record`.")
+            raise PageError(store.missing_output(name))
         # A hand-edited output may not be UTF-8: the state's check names it, so any page may still read it.
         return path.read_text(encoding="utf-8", errors="replace")
 
@@ -75,7 +75,7 @@ def recorded(
     builtins = {"pinned_model": MODEL_ID, "pinned_revision": REVISION, "pinned_transformers": transformers}
     found_parts = project.parts()
     parts = {part.name: part.title for part in found_parts}
-    descriptions = {part.name: str(project.page(part.page)[1].get("description", "")) for part in found_parts}
+    descriptions = {part.name: project.description(part) for part in found_parts}
     found = Recorded(
         project.root,
         manifest,
@@ -89,7 +89,7 @@ def recorded(
     for part in parts:
         for template in templates(project.root, part):
             try:
-                read = template.read(found.output(f"{part}/{template.output}"))
+                read = _read(found, template)
             except RecorderError as error:
                 unreadable |= {f"{part}/{name}": str(error) for name in template.names}
                 continue
@@ -107,12 +107,22 @@ def recorded(
     return replace(found, values=values, unreadable=unreadable)
 
 
+def _read(shown: Recorded, template: Template) -> dict[str, str]:
+    """The values `template` reads from its output; RecorderError, saying why, where it reads none."""
+    if template.orphaned:
+        raise RecorderError(template.orphaned)
+    return template.read(shown.output(f"{template.part}/{template.output}"))
+
+
 def check_include(root: Path, file: str, section: str | None) -> list[tuple[str, str] | None]:
     """Per line of `file`, ("start" or "end", name) where pymdownx.snippets sees a section marker; a missing file or
     section is named here, with its fix, before pymdownx.snippets would."""
     path = root / SNIPPETS_DIR / file
     if not path.is_file():
-        raise PageError(f"{SNIPPETS_DIR}/{file} does not exist. Fix the directive's file name.")
+        raise PageError(
+            f"{SNIPPETS_DIR}/{file} does not exist. Fix the directive's file name, or remove the directive with its "
+            "snippet."
+        )
     matches = [
         _SECTION_MARKER.match(line) if "8<-" in line else None for line in path.read_text(encoding="utf-8").splitlines()
     ]

@@ -20,9 +20,9 @@ import hashlib
 import json
 import os
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -30,6 +30,9 @@ from recorder import repository
 from recorder.errors import RecorderError
 from recorder.pinned import GENERATED, MANIFEST_NAME, OUTPUTS_DIR, PUBLISHED_DIR, REQUIREMENTS, SNIPPETS_DIR
 from recorder.record.project import NOTEBOOKS_DIR, Project
+
+if TYPE_CHECKING:
+    from recorder.recorded import Recorded
 
 STATE_FILE = "state.json"
 _SKIPPED = {".transaction", ".record.lock", "__pycache__"}
@@ -48,6 +51,8 @@ class State:
     problems: tuple[str, ...]  # each makes the state unpublishable
     notices: tuple[str, ...]  # said, never a failure: the version table's rows not yet checked
     copies: tuple[str, ...]  # the files written into generated/, from the docs folder
+    stale: tuple[str, ...] = ()  # the snippets whose recorded outputs lag behind them, by name
+    recordable: bool = False  # whether `make record` would fix one of the problems
 
     @property
     def failure(self) -> str | None:
@@ -114,28 +119,44 @@ def installed() -> list[str]:
 
 def work_out(project: Project, content: str) -> State:
     """The state of the project whose inputs have digest `content`: every problem, every notice."""
+    from recorder.render import compat_page  # as in _problems
+
+    try:
+        state = _problems(project, content)
+    except RecorderError as error:  # the configuration or the manifest cannot be read: nothing else can
+        state = State(content, (str(error),), (), ())
+    notices = compat_page.notices(project.root)
+    return replace(state, notices=tuple(notice.message for notice in notices))
+
+
+def _problems(project: Project, content: str) -> State:
+    """Every problem, in one round: what to fix by hand (a part's description, a template, a page), then what `make
+    record` rewrites (outputs, notebooks), each named once. A problem that only follows from another one is left
+    out: a page quoting a value of a broken template, a missing output or a notebook that differs for a stale one."""
     # Imported here: a build whose state is already known reads none of them.
     from recorder.record import notebook, store
     from recorder.recorded import recorded
-    from recorder.render import compat_page
-    from recorder.render.conversion import pages_problems
-    from recorder.render.page import unused_values
 
-    try:
-        shown = recorded(project, repository.from_environment(os.environ))
-        # Outputs that lag behind first, alone: a notebook, a value or a page that reads them would only repeat
-        # the same cause in other words.
-        problems = [
-            problem.message for problem in store.stale_outputs(project.root, entries=shown.manifest, project=project)
-        ]
-        if not problems:
-            problems = [problem.message for problem in notebook.stale_notebooks(project, shown)]
-            copies = {f"{GENERATED}/{name}" for name in published_files(project)}
-            problems += unused_values(project, shown) + pages_problems(project, shown, copies)
-    except RecorderError as error:
-        problems = [str(error)]
-    notices = [problem.message for problem in compat_page.notices(project.root)]
-    return State(content, tuple(problems), tuple(notices), ())
+    shown = recorded(project, repository.from_environment(os.environ))
+    outputs = store.stale_outputs(project.root, entries=shown.manifest, project=project)
+    stale = {problem.snippet for problem in outputs} - {"*"}
+    recorded_problems = outputs + notebook.stale_notebooks(project, shown, stale)
+    said = [problem.message for problem in outputs] + list(map(store.missing_output, stale))
+    problems = _by_hand(project, shown, said) + [problem.message for problem in recorded_problems]
+    recordable = any(problem.recordable for problem in recorded_problems)
+    return State(content, tuple(problems), (), (), tuple(sorted(stale)), recordable)
+
+
+def _by_hand(project: Project, shown: Recorded, said: list[str]) -> list[str]:
+    """What to fix by hand: a part's description, a template whose snippet is gone, a page; not what `said` says."""
+    from recorder.render.conversion import pages_problems  # as in _problems
+    from recorder.render.page import unused_values
+    from recorder.values import templates
+
+    orphaned = [template.orphaned for part in shown.parts for template in templates(project.root, part)]
+    found = project.undescribed() + [message for message in orphaned if message]
+    copies = {f"{GENERATED}/{name}" for name in published_files(project)}
+    return found + pages_problems(project, shown, copies, {*found, *said}) + unused_values(project, shown)
 
 
 def current(project: Project) -> State:
@@ -147,7 +168,7 @@ def current(project: Project) -> State:
         return state
     state = work_out(project, content)
     if not state.problems:
-        state = State(state.digest, state.problems, state.notices, write_copies(project))
+        state = replace(state, copies=write_copies(project))
     _write(kept, (json.dumps(asdict(state), indent=2) + "\n").encode())
     return state
 
@@ -243,7 +264,7 @@ def llms_sections(listed: dict[str, list[Any]]) -> dict[str, list[Any]]:
         raise Unpublishable(str(error)) from None
     sections = {title: list(entries) for title, entries in (listed or {}).items()}
     named = {_listed_page(entry) for entries in sections.values() for entry in entries}
-    pages = {part.page: str(project.page(part.page)[1].get("description", "")) for part in parts}
+    pages = {part.page: project.description(part) for part in parts}
     sections.setdefault(project.options.llms_section, []).extend(_unlisted(pages, named))
     if engine == MKDOCS:
         notebooks = {

@@ -35,10 +35,22 @@ class Template:
     output: str  # the snippet's stem in its part's folder, whose recorded output the template reads
     lines: tuple[str, ...]
     names: tuple[str, ...]  # the values it names, in order
+    snippet_exists: bool = True  # False: its key names no snippet of the part (renamed or deleted)
 
     @property
     def where(self) -> str:
         return f"{SNIPPETS_DIR}/{self.part}/{VALUES_FILE}"
+
+    @property
+    def orphaned(self) -> str | None:
+        """Why the template reads no output, when its key names no snippet; None when it names one."""
+        if self.snippet_exists:
+            return None
+        return (
+            f"{self.where}: `{self.output}` reads the output of {SNIPPETS_DIR}/{self.part}/{self.output}.py, which "
+            "does not exist. Rename the key after the snippet whose output the template reads (its file's name "
+            "without .py), or remove the template and the values it names from the pages."
+        )
 
     @property
     def output_file(self) -> str:
@@ -135,16 +147,13 @@ def _document(path: Path, shown: str) -> dict[object, object]:
 
 
 def _template(root: Path, part: str, output: str, text: object, shown: str) -> Template:
-    """A template of `output` from the values file `shown`, checked: text, for a snippet that exists, naming each
-    value by a name."""
-    if not isinstance(text, str) or not (root / SNIPPETS_DIR / part / f"{output}.py").is_file():
-        raise TemplateError(
-            f"{shown}: `{output}` needs a template (text) and a snippet "
-            f"{SNIPPETS_DIR}/{part}/{output}.py whose output it reads."
-        )
+    """A template of `output` from the values file `shown`, checked: text naming each value by a name. One whose key
+    names no snippet is returned `orphaned`, so that the values it names are known, and refused where they are read."""
+    if not isinstance(text, str):
+        raise TemplateError(f"{shown}: `{output}` needs a template: the text of the output it reads.")
     lines = tuple(text.rstrip("\n").split("\n"))
     names = tuple(dict.fromkeys(name for line in lines for _, name in _fields(line) if name))
     for name in names:
         if not _NAME.fullmatch(name):
             raise TemplateError(f"{shown}: value `{name}` is not a name (lower case, digits, `_`).")
-    return Template(part, output, lines, names)
+    return Template(part, output, lines, names, (root / SNIPPETS_DIR / part / f"{output}.py").is_file())

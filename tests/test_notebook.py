@@ -172,10 +172,9 @@ def test_introduction_names_where_each_output_comes_from(part: Part) -> None:
 
 
 @by_part
-def test_introduction_calls_the_site_s_page_a_page_and_only_the_published_run_an_article(part: Part) -> None:
+def test_introduction_titles_the_notebook_as_the_part_and_only_the_published_run_an_article(part: Part) -> None:
     intro = notebook(part).cells[0].source
-    title = re.search(r"^# (.+)$", get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))[0], re.M).group(1)
-    assert f"Every example of the page *{title}* of this site" in intro
+    assert intro.startswith(f"# {part.title}\n\nThe companion notebook of this site's page *{part.title}*: ")
     named = [
         f"{who} the article *{PROJECT.options.published_article}*" for who in ("Published in", "Stated in the prose of")
     ]

@@ -124,9 +124,11 @@ MALFORMED = [
 def test_a_malformed_directive_names_the_fix(part: Part, directive: str, message: str) -> None:
     file = sorted((ROOT / "snippets" / part.name).glob("*.py"))[0].relative_to(ROOT / "snippets").as_posix()
     written = directive.replace("FILE", file).replace("PART", part.name)
-    with pytest.raises(PageError) as error:
-        prepare(parse(f"Text.\n\n{written}\n"), SHOWN)
-    assert message.replace("{part}", part.name) in str(error.value)
+    try:  # a directive that cannot be read stops the page; one that reads nothing is the page's error
+        errors = [str(error) for _, error in prepare(parse(f"Text.\n\n{written}\n"), SHOWN).errors]
+    except PageError as error:
+        errors = [str(error)]
+    assert len(errors) == 1 and message.replace("{part}", part.name) in errors[0], errors
 
 
 def test_code_shows_directives_as_written() -> None:

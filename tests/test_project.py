@@ -99,3 +99,19 @@ def test_mkdocs_yml_without_the_plugin_names_the_fix(project: Path) -> None:
     edit(project / "mkdocs.yml", f"  - {PLUGIN}:", "  - unlisted:")
     with pytest.raises(ProjectError, match=rf"does not list the `{PLUGIN}` plugin under `plugins:`.*Add `- {PLUGIN}:`"):
         Project.load(project)
+
+
+@pytest.mark.parametrize("front_matter", ["", "---\ntitle: Parts\n---\n\n", "---\ndescription: '  '\n---\n\n"])
+def test_a_part_whose_page_has_no_description_is_refused_with_the_fix(project: Path, front_matter: str) -> None:
+    """The Series page would list it as "Part N: Title: ." and llms.txt with nothing to say."""
+    from recorder import state
+
+    part = Project.load(project).parts()[-1]
+    page = project / "docs" / part.page
+    markdown = Project.load(project).page(part.page)[0]
+    page.write_text(front_matter + markdown, encoding="utf-8")
+    assert state.current(Project.load(project)).problems == (
+        f"docs/{part.page} has no `description` in its front matter, which the Series page, llms.txt and search "
+        f"engines show for {part.title}. Add one at the top of the page: a line `---`, then "
+        "`description: ONE SENTENCE ON WHAT THE PART SHOWS`, then `---`.",
+    )

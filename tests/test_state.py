@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from recorder import state
-from recorder.directives import Figure, parse
-from recorder.record.project import Project
+from recorder.directives import Example, Figure, parse
+from recorder.record.project import Part, Project
 from recorder.values import templates
-from support import ROOT, ZENSICAL, append, build, copy_project, offline_env, run_in, zensical_build
+from support import ROOT, ZENSICAL, append, build, copy_project, edit, offline_env, run_in, zensical_build
 
 PROJECT = Project.load(ROOT)
 PARTS = PROJECT.parts()
@@ -192,6 +192,79 @@ def test_zensical_run_from_another_folder_says_why_it_cannot(tmp_path: Path) -> 
     printed = result.stdout + result.stderr
     assert result.returncode != 0
     assert f"run it from {project.resolve()}" in printed and "Traceback" not in printed, printed
+
+
+def _templated_example() -> tuple[Part, Example]:
+    """A part's example, shown with a section, whose output a template of the part's values.yml reads."""
+    for part in PARTS:
+        read = {template.output for template in templates(ROOT, part.name)}
+        for directive in parse(PROJECT.page(part.page)[0]):
+            if isinstance(directive, Example) and directive.section and directive.name.partition("/")[2] in read:
+                return part, directive
+    raise AssertionError("no page shows, with a section, an example whose output a template reads")
+
+
+def _rename(project: Path, part: Part, example: Example) -> list[str]:
+    old = project / "snippets" / example.file
+    old.rename(old.with_name("renamed_here.py"))
+    return [
+        f"snippets/{part.name}/values.yml: `{old.stem}` reads the output of snippets/{example.file}, which does not "
+        "exist. Rename the key after the snippet whose output the template reads",
+        f"docs/{part.page}: snippets/{example.file} does not exist. Fix the directive's file name",
+        f"snippets/{example.file} was renamed snippets/{part.name}/renamed_here.py, and its output is recorded under "
+        "its old name. Run `make record`, which records it under the new name and drops the old output.",
+        f"docs/{part.notebook} cannot be regenerated while the code or outputs docs/{part.page} shows cannot be "
+        "rendered: once they can, run `make record`",
+    ]
+
+
+def _delete(project: Path, part: Part, example: Example) -> list[str]:
+    (project / "snippets" / example.file).unlink()
+    return [
+        f"snippets/{part.name}/values.yml: `{Path(example.file).stem}` reads the output of snippets/{example.file}, "
+        "which does not exist. Rename the key after the snippet whose output the template reads (its file's name "
+        "without .py), or remove the template",
+        f"docs/{part.page}: snippets/{example.file} does not exist. Fix the directive's file name, or remove the "
+        "directive with its snippet.",
+        f"outputs/manifest.json records `{example.name}`, but snippets/{example.file} does not exist. Run "
+        "`make record` to drop its output.",
+        f"docs/{part.notebook} cannot be regenerated while",
+    ]
+
+
+def _move_section(project: Path, part: Part, example: Example) -> list[str]:
+    snippet = project / "snippets" / example.file
+    for edge in ("start", "end"):
+        edit(snippet, f"[{edge}:{example.section}]", f"[{edge}:moved_here]")
+    return [
+        f"docs/{part.page}: snippets/{example.file} has no `# --8<-- [start:{example.section}]` marker. Mark the "
+        f"lines the page shows with [start:{example.section}] and [end:{example.section}], or fix the section name.",
+        f"snippets/{example.file} changed since its output was recorded. Run `make record`",
+        f"docs/{part.notebook} cannot be regenerated while",
+    ]
+
+
+BREAKS: dict[str, Callable[[Path, Part, Example], list[str]]] = {
+    "a renamed snippet": _rename,
+    "a deleted snippet": _delete,
+    "a renamed section": _move_section,
+}
+
+
+@pytest.mark.parametrize("change", BREAKS)
+def test_one_check_names_everything_a_change_breaks_each_once_with_its_fix(
+    project: Path, change: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The values template, the output, the directive and the notebook, in one round: not one a run."""
+    from recorder.__main__ import main
+
+    part, example = _templated_example()
+    said = BREAKS[change](project, part, example)
+    assert main(["--root", str(project), "check"]) == 1
+    printed = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("notice: ")]
+    assert len(printed) == len(said), "\n".join(printed)
+    for line, expected in zip(printed, said, strict=True):
+        assert line.startswith(expected), f"{line!r} does not say {expected!r}"
 
 
 def test_the_state_is_kept_by_content_not_by_file_times(project: Path) -> None:

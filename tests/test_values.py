@@ -85,7 +85,7 @@ def test_a_malformed_values_file_names_itself_and_the_fix(tmp_path: Path) -> Non
     (folder / "printed.py").write_text("print(1)\n")
     for text, message in [
         ("printed: [1, 2\n", "is not valid YAML"),
-        ("nowhere: '{a}'\n", "a snippet snippets/demo/nowhere.py whose output it reads"),
+        ("printed: 3\n", "`printed` needs a template: the text of the output it reads"),
         ("printed: '{A}'\n", "value `A` is not a name"),
         ("printed: '{a'\n", "Write a literal brace as `{{` or `}}`"),
     ]:
@@ -93,6 +93,23 @@ def test_a_malformed_values_file_names_itself_and_the_fix(tmp_path: Path) -> Non
         with pytest.raises(TemplateError, match=r"snippets/demo/values\.yml|template line") as error:
             templates(tmp_path, "demo")
         assert message in str(error.value), text
+
+
+def test_a_template_whose_snippet_is_gone_keeps_its_names_and_says_how_to_fix_it(tmp_path: Path) -> None:
+    """A renamed or deleted snippet: its values are still known, so that pages quoting them are not told of another
+    cause, and the template names the fix."""
+    folder = tmp_path / "snippets" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "printed.py").write_text("print(1)\n")
+    (folder / "values.yml").write_text("renamed: '{a} and {b}'\nprinted: '{c}'\n")
+    found = {template.output: template for template in templates(tmp_path, "demo")}
+    assert found["printed"].orphaned is None
+    assert found["renamed"].names == ("a", "b")
+    assert found["renamed"].orphaned == (
+        "snippets/demo/values.yml: `renamed` reads the output of snippets/demo/renamed.py, which does not exist. "
+        "Rename the key after the snippet whose output the template reads (its file's name without .py), or remove "
+        "the template and the values it names from the pages."
+    )
 
 
 def test_a_value_two_outputs_print_differently_reads_from_neither_and_names_both(project: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import re
 import symtable
 import sys
 from collections.abc import Callable, Iterator
@@ -42,7 +41,7 @@ def generate(project: Project, shown: Recorded, part: Part) -> bytes:
     imports, pins = _imports(shown.root, blocks)
     sources = ["\n".join(imports), *(cell["source"] for cell in examples)]
     _check_runs(f"{project.docs_path}/{part.page}", sources, blocks)
-    introduction = _introduction(markdown, shown, blocks)
+    introduction = _introduction(part.title, shown, blocks)
     cells = [
         {"cell_type": "markdown", "id": "about", "metadata": {}, "source": introduction},
         _cell("%pip install " + " ".join(pins), "install"),
@@ -102,32 +101,50 @@ def _cell(source: str, cell_id: str, outputs: list[dict[str, str]] | None = None
     }
 
 
-def stale_notebooks(project: Project, shown: Recorded) -> list[store.Problem]:
-    """Each companion notebook that is missing, differs from what `generate` returns now, or belongs to no part."""
+def stale_notebooks(project: Project, shown: Recorded, stale: set[str]) -> list[store.Problem]:
+    """Each companion notebook that is missing, differs from what `generate` returns now, or belongs to no part. One
+    whose part has `stale` outputs (snippet names) differs for their cause: `make record` rewrites it with them."""
     found = []
     for path, name, part in _notebooks(project):
         if part is None:
             found.append(
-                f"{name} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). Delete it, or run "
-                "`make record`, which does."
+                store.Problem(
+                    "*",
+                    f"{name} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). Delete it, or run "
+                    "`make record`, which does.",
+                )
             )
-            continue
-        try:
-            expected = generate(project, shown, part)
-        except PageError:
-            continue  # building the page reports it, naming the page and the fix
-        except RecorderError as error:
-            found.append(f"{name} cannot be generated: {error}")
-            continue
-        if not path.exists():
-            found.append(f"{name} is missing. Run `make record` and commit it.")
-        elif path.read_bytes() != expected:
-            found.append(
-                f"{name} differs from what `make record` generates from {project.docs_path}/{part.page}, its "
-                f"snippets and {REQUIREMENTS} (edited by hand, or not regenerated). Notebooks are never edited: "
-                "run `make record` and commit it."
-            )
-    return [store.Problem("*", message) for message in found]
+        elif problem := _notebook_problem(project, shown, (path, name), part, stale):
+            found.append(problem)
+    return found
+
+
+def _notebook_problem(
+    project: Project, shown: Recorded, notebook: tuple[Path, str], part: Part, stale: set[str]
+) -> store.Problem | None:
+    """What is wrong with the notebook of `part`, at its path, named so in messages; None if nothing is."""
+    path, name = notebook
+    page = f"{project.docs_path}/{part.page}"
+    try:
+        expected = generate(project, shown, part)
+    except PageError:  # the page's own problems name the directive and its fix
+        return store.Problem(
+            "*",
+            f"{name} cannot be regenerated while the code or outputs {page} shows cannot be rendered: once they "
+            "can, run `make record`, which rewrites it, and commit it.",
+            recordable=False,
+        )
+    except RecorderError as error:
+        return store.Problem("*", f"{name} cannot be generated: {error}", recordable=False)
+    if not path.exists():
+        return store.Problem("*", f"{name} is missing. Run `make record` and commit it.")
+    if path.read_bytes() != expected and not any(snippet.startswith(f"{part.name}/") for snippet in stale):
+        return store.Problem(
+            "*",
+            f"{name} differs from what `make record` generates from {page}, its snippets and {REQUIREMENTS} "
+            "(edited by hand, or not regenerated). Notebooks are never edited: run `make record` and commit it.",
+        )
+    return None
 
 
 def update(project: Project, report: Callable[[str], None], manifest: dict[str, dict[str, Any]]) -> None:
@@ -202,8 +219,8 @@ def _imports_from_outside(path: Path, local: set[str]) -> Iterator[tuple[ast.Imp
                 yield node, alias, module
 
 
-def _introduction(markdown: str, shown: Recorded, blocks: list[Listing]) -> str:
-    title = match.group(1).strip() if (match := re.search(r"^# (.+)$", markdown, re.M)) else "this page"
+def _introduction(title: str, shown: Recorded, blocks: list[Listing]) -> str:
+    """The first cell: the part, titled as the navigation titles it, and where each output comes from."""
     # The files of each origin, worded as the line under each output says it, without its day.
     origins: dict[str, dict[str, None]] = {}
     for block in blocks:
@@ -211,10 +228,10 @@ def _introduction(markdown: str, shown: Recorded, blocks: list[Listing]) -> str:
             line = Origin.of(shown.manifest[block.name]).line(markdown=True)
             origins.setdefault(line, {})[f"`{SNIPPETS_DIR}/{block.file}`"] = None
     sources = "\n".join(f"- {', '.join(files)}: {origin}" for origin, files in origins.items())
-    return f"""# {title}: the notebook
+    return f"""# {title}
 
-Every example of the page *{title}* of this site, one cell each, in the order the page shows them.
-Run the cells from top to bottom: the first installs the pinned packages
+The companion notebook of this site's page *{title}*: every example of the page, one cell each,
+in the order the page shows them. Run the cells from top to bottom: the first installs the pinned packages
 (add `--extra-index-url https://download.pytorch.org/whl/cpu` to it for PyTorch's smaller CPU build),
 the second imports what the examples use, and the examples that use GPT-2 download its files
 from the Hugging Face hub at the pinned revision.

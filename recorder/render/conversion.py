@@ -51,10 +51,11 @@ _ANCHOR = re.compile(r"""\b(?:id|name)=["']([^"']+)["']""")
 
 
 class Directives(Extension):
-    """The processors that put a page's directives into its conversion, from what `read` returns."""
+    """The processors that put a page's directives into its conversion, from what `read` returns; `prepared` and
+    `converted` say what becomes of the directives that cannot render (a build stops at the first)."""
 
     def extendMarkdown(self, md: Markdown) -> None:
-        page = _Page(self.read, bool(self.getConfig("notebook_pages", False)))
+        self.page = page = _Page(self.read, self.prepared, bool(self.getConfig("notebook_pages", False)))
         # Priorities: before pymdownx.snippets (32); before inline processing (20); values after code
         # spans (190), links (160) and raw HTML (90), so a value in a link's address or a tag is left as
         # written, which `check` reports, and before emphasis (60), which could pair two names' underscores.
@@ -62,22 +63,36 @@ class Directives(Extension):
         md.treeprocessors.register(_Outputs(md, page), "recorded_outputs", 25)
         md.inlinePatterns.register(_Values(r"\{\{[^{}\n]*\}\}", md, page), "recorded_values", 75)
         md.treeprocessors.register(_TryIt(md), "recorded_try_it", 7)  # after attr_list (8) gave it its class
-        md.treeprocessors.register(_Check(md, page), "recorded_check", 1)
+        md.treeprocessors.register(_Check(md, page, self.converted), "recorded_check", 1)
 
     def read(self) -> Recorded:
         raise NotImplementedError("a subclass says where what the page may show comes from")
+
+    def prepared(self, prepared: PreparedPage) -> None:
+        """Called once the page's directives are prepared, before its conversion: a build stops at the first that
+        cannot render."""
+        if prepared.errors:
+            raise prepared.errors[0][1]
+
+    def converted(self, prepared: PreparedPage) -> None:
+        """Called once the page is converted: a build stops at a directive the conversion lost."""
+        if lost := prepared.lost():
+            raise lost[0]
 
 
 class _Page:
     """The page being converted, as each processor of one conversion sees it."""
 
-    def __init__(self, read: Callable[[], Recorded], notebook_pages: bool) -> None:
-        self.read, self.notebook_pages = read, notebook_pages
+    def __init__(
+        self, read: Callable[[], Recorded], prepared: Callable[[PreparedPage], None], notebook_pages: bool
+    ) -> None:
+        self.read, self.on_prepared, self.notebook_pages = read, prepared, notebook_pages
         self.prepared = PreparedPage()
 
     def start(self, markdown: str) -> None:
         self.recorded = self.read()
         self.prepared = prepare(parse(markdown), self.recorded)
+        self.on_prepared(self.prepared)
 
 
 class _Fences(Preprocessor):
@@ -159,12 +174,12 @@ class _Values(InlineProcessor):
 
 
 class _Check(Treeprocessor):
-    def __init__(self, md: Markdown, page: _Page) -> None:
+    def __init__(self, md: Markdown, page: _Page, converted: Callable[[PreparedPage], None]) -> None:
         super().__init__(md)
-        self.page = page
+        self.page, self.converted = page, converted
 
     def run(self, root: Element) -> None:
-        self.page.prepared.check()
+        self.converted(self.page.prepared)
 
 
 @dataclass
@@ -174,6 +189,7 @@ class Converted:
 
     links: list[str] = field(default_factory=list)
     anchors: set[str] = field(default_factory=set)
+    errors: list[str] = field(default_factory=list)  # each directive that cannot render, with its fix
 
 
 class _Links(Treeprocessor):
@@ -192,14 +208,15 @@ class _Links(Treeprocessor):
             self.converted.anchors.update(_ANCHOR.findall(str(block)))
 
 
-def pages_problems(project: Project, shown: Recorded, copies: set[str]) -> list[str]:
-    """Each page that cannot be rendered, and each link to nothing, named with the fix. `copies` are the files the
-    state writes into the docs folder (from it), which a page may link to before they are written."""
+def pages_problems(project: Project, shown: Recorded, copies: set[str], known: set[str]) -> list[str]:
+    """Each directive of each page that cannot be rendered, and each link to nothing, named with the fix; not one
+    whose message is `known` already (a value a broken template reads), nor the same twice. `copies` are the files
+    the state writes into the docs folder (from it), which a page may link to before they are written."""
     found, pages = [], {}
     for path in sorted(project.docs_dir.glob("*.md")):
         try:
             pages[path.name] = convert(project, shown, project.page(path.name)[0])
-        except PageError as error:
+        except PageError as error:  # the page's directives cannot even be read
             found.append(f"{project.docs_path}/{path.name}: {error}")
         except SnippetMissingError as error:  # an include the page writes by hand
             found.append(
@@ -207,19 +224,29 @@ def pages_problems(project: Project, shown: Recorded, copies: set[str]) -> list[
                 "(`PART/FILE.py`), or show a snippet with `{{ code PART/FILE.py }}`."
             )
     for name, converted in pages.items():
+        errors = [error for error in dict.fromkeys(converted.errors) if error not in known]
         found += [
-            f"{project.docs_path}/{name}: {problem}" for problem in _broken(project, name, converted, pages, copies)
+            f"{project.docs_path}/{name}: {problem}"
+            for problem in errors + _broken(project, name, converted, pages, copies)
         ]
     return found
 
 
 def convert(project: Project, shown: Recorded, markdown: str) -> Converted:
     """`markdown` converted with the extensions the configuration lists, and their options, as an engine makes them;
-    the recorder extension reads `shown`, the state being worked out. Raises PageError where it cannot render."""
+    the recorder extension reads `shown`, the state being worked out, and keeps each directive it cannot render in
+    `errors`. Raises PageError where the page's directives cannot be read."""
+    found = Converted()
 
     class Reading(Directives):
         def read(self) -> Recorded:
             return shown
+
+        def prepared(self, prepared: PreparedPage) -> None:
+            """Every directive that cannot render is named, not only the first."""
+
+        def converted(self, prepared: PreparedPage) -> None:
+            found.errors += [str(error) for _, error in prepared.errors] + list(map(str, prepared.lost()))
 
     extensions: list[str | Extension] = list(_ENGINE_EXTENSIONS)
     configs: dict[str, dict[str, object]] = {}
@@ -232,10 +259,9 @@ def convert(project: Project, shown: Recorded, markdown: str) -> Converted:
     if "pymdownx.snippets" in configs:
         configs["pymdownx.snippets"] = project.snippet_settings()
     md = Markdown(extensions=extensions, extension_configs=configs)
-    converted = Converted()
-    md.treeprocessors.register(_Links(md, converted), "recorded_links", 0)
+    md.treeprocessors.register(_Links(md, found), "recorded_links", 0)
     md.convert(markdown)
-    return converted
+    return found
 
 
 def _broken(

@@ -5,6 +5,7 @@ Markdown extension renders through it."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from recorder.directives import (
@@ -42,22 +43,40 @@ class PreparedPage:
     quoted: Counter[str] = field(default_factory=Counter)  # how often the page writes each value
     shown: set[Block] = field(default_factory=set)  # outputs the conversion put in
     replaced: Counter[str] = field(default_factory=Counter)
+    errors: list[tuple[Directive, PageError]] = field(default_factory=list)  # the directives that cannot render
 
-    def check(self) -> None:
-        """Fail unless the conversion used exactly the directives the page was parsed into."""
-        for directive, _ in self.outputs:
-            if directive not in self.shown:
-                raise PageError(
-                    f"the output of `{directive.text}` was lost while rendering Markdown; "
-                    "keep block directives outside of HTML blocks and alone in their paragraph."
-                )
-        for text, count in self.quoted.items():
-            if self.replaced[text] != count:
-                raise PageError(
-                    f"`{text}` stands {counted(count, 'time')} outside code, but rendering Markdown "
-                    f"replaced it {counted(self.replaced[text], 'time')}. Keep values out of HTML "
-                    "blocks, HTML tags and link addresses."
-                )
+    def lost(self) -> list[PageError]:
+        """Each directive the conversion did not use, of those the page was parsed into."""
+        found = [
+            PageError(
+                f"the output of `{directive.text}` was lost while rendering Markdown; "
+                "keep block directives outside of HTML blocks and alone in their paragraph."
+            )
+            for directive, _ in self.outputs
+            if directive not in self.shown
+        ]
+        return found + [
+            PageError(
+                f"`{text}` stands {counted(count, 'time')} outside code, but rendering Markdown "
+                f"replaced it {counted(self.replaced[text], 'time')}. Keep values out of HTML "
+                "blocks, HTML tags and link addresses."
+            )
+            for text, count in self.quoted.items()
+            if self.replaced[text] != count
+        ]
+
+    def noted(self, note: Callable[[str], str], inline: Callable[[str, str], str]) -> None:
+        """Each directive that cannot render shown as its problem instead: a block as `note(message)` in place of its
+        output (and of its code, where the code cannot be shown either), a value as `inline(text, message)`."""
+        fenced = {directive for directive, _ in self.fences}
+        for directive, error in self.errors:
+            if isinstance(directive, Value):
+                self.values[directive.text] = inline(directive.text, str(error))
+                self.quoted[directive.text] += 1
+                continue
+            if directive not in fenced:  # its paragraph, which the note takes
+                self.fences.append((directive, [directive.indent + directive.text]))
+            self.outputs.append((directive, note(str(error))))
 
 
 # What a block directive becomes: Markdown in place of its line, or HTML in the paragraph it stands in.
@@ -67,20 +86,30 @@ _BecomesHtml = Example | Figure | Provenance | Compatibility | Origins
 
 
 def prepare(directives: list[Directive], shown: Recorded) -> PreparedPage:
-    """What each directive of a page becomes; raises PageError, naming the fix, on the first that cannot."""
+    """What each directive of a page becomes; each that cannot is kept in `errors`, with the PageError naming its
+    fix, so that one conversion names every problem of the page."""
     prepared = PreparedPage()
     for directive in directives:
-        if isinstance(directive, Value):
-            prepared.values[directive.text] = visible(shown.value(directive.name))
-            prepared.quoted[directive.text] += 1
-            continue
         if isinstance(directive, Listing | Figure) and prepared.part is None:
             prepared.part = directive.file.partition("/")[0]
-        if isinstance(directive, _BecomesMarkdown):
-            prepared.fences.append((directive, _markdown(directive, shown)))
-        if isinstance(directive, _BecomesHtml):
-            prepared.outputs.append((directive, _html(directive, shown)))
+        try:
+            _prepare(directive, shown, prepared)
+        except PageError as error:
+            prepared.errors.append((directive, error))
     return prepared
+
+
+def _prepare(directive: Directive, shown: Recorded, prepared: PreparedPage) -> None:
+    """Add what `directive` becomes to `prepared`, or raise PageError: an example's code is added before its output,
+    which may fail alone."""
+    if isinstance(directive, Value):
+        prepared.values[directive.text] = visible(shown.value(directive.name))
+        prepared.quoted[directive.text] += 1
+        return
+    if isinstance(directive, _BecomesMarkdown):
+        prepared.fences.append((directive, _markdown(directive, shown)))
+    if isinstance(directive, _BecomesHtml):
+        prepared.outputs.append((directive, _html(directive, shown)))
 
 
 def _markdown(directive: _BecomesMarkdown, shown: Recorded) -> list[str]:
@@ -129,7 +158,7 @@ def with_fences(lines: list[str], prepared: PreparedPage) -> list[str]:
     """The page's lines with each directive that becomes Markdown (code, an example's code, the parts) replaced by
     it."""
     # From the last, so that the lines before each directive keep their numbers.
-    for directive, fence_lines in reversed(prepared.fences):
+    for directive, fence_lines in sorted(prepared.fences, key=lambda fence: fence[0].line, reverse=True):
         lines[directive.line : directive.line + 1] = fence_lines
     return lines
 
