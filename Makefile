@@ -18,6 +18,7 @@ LIGHTHOUSE_STAMP := node_modules/.lighthouse-$(NPM_HASH)
 # make record FORCE=1 re-runs every snippet (those needing GPT-2's weights only where they are in reach);
 # PUBLISHED=1 attaches the article's outputs for model snippets (offline); TIMEOUT=<seconds> per snippet.
 RECORD_FLAGS := $(if $(FORCE),--force) $(if $(PUBLISHED),--published) $(if $(TIMEOUT),--timeout $(TIMEOUT))
+COMPAT_COMMAND := $(if $(PR),pr-compat,compat $(if $(FORCE),--force))
 
 .PHONY: help venv record tokenizer site serve lint check diff test bench audit compat clean
 
@@ -105,9 +106,10 @@ bench: $(STAMP) ## Time record and site against the limit, mkdocs-jupyter and pl
 	$(BIN)/python -m bench.run
 
 # Not part of `make test` or `make site`: it runs several transformers releases, each in an environment
-# that `uv run --with` makes and keeps in its cache, .compat/uv-cache (`make clean` keeps it).
-compat: $(STAMP) ## Run every snippet with several transformers releases; writes compat/results.json
-	UV_FIND_LINKS='$(TORCH_LINKS)' $(BIN)/python -m recorder compat $(if $(TIMEOUT),--timeout $(TIMEOUT))
+# that `uv run --with` makes and keeps in its cache, .compat/uv-cache (`make clean` keeps it). It checks the
+# rows not yet checked; FORCE=1 every row; PR=1 reports as the pull-request workflow does, failing if it checked any.
+compat: $(STAMP) ## Check the table's rows not yet checked with several transformers releases (FORCE=1: every row)
+	UV_FIND_LINKS='$(TORCH_LINKS)' $(BIN)/python -m recorder $(COMPAT_COMMAND) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 clean: ## Remove the built site, audit reports and caches (not .venv)
 	rm -rf site audit .lighthouseci .pytest_cache .coverage .coverage.* test-artifacts

@@ -1,4 +1,4 @@
-"""Command line of the record step: `python -m recorder [record|site|check|diff|pr-record|compat|tokenizer] ...`."""
+"""Command line of the record step: `python -m recorder COMMAND ...`; `python -m recorder --help` lists them."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from recorder.record import hub
 from recorder.record.project import Project
 from recorder.record.runner import Report
 from recorder.record.step import DEFAULT_TIMEOUT, attach, record
-from recorder.tools import diff, pr_record
+from recorder.tools import diff, pr_compat, pr_record
 from recorder.tools.compat import make_compat
 
 
@@ -63,9 +63,20 @@ def _parser() -> argparse.ArgumentParser:
         help="also append the report to this file (default: $GITHUB_STEP_SUMMARY)",
     )
     compat = commands.add_parser(
-        "compat", help="run every snippet with several transformers releases; writes compat/results.json"
+        "compat", help="check the rows of compat/results.json not yet checked with several transformers releases"
     )
-    compat.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
+    compat.add_argument("--force", action="store_true", help="check every row again, not only those not yet checked")
+    pr_check = commands.add_parser(
+        "pr-compat", help="check the rows of compat/results.json not yet checked and report it; fails if there were"
+    )
+    for command in (compat, pr_check):
+        command.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
+    pr_check.add_argument(
+        "--summary",
+        type=Path,
+        default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
+        help="also append the report to this file (default: $GITHUB_STEP_SUMMARY)",
+    )
     commands.add_parser(
         "tokenizer",
         help="put GPT-2's pinned tokenizer files in the Hugging Face cache, to run Part 1's snippets by hand offline",
@@ -83,15 +94,26 @@ def _run_command(args: argparse.Namespace, root: Path, progress: Report) -> int:
         return _check(root)
     elif args.command == "diff":
         print(diff.report(root, args.base), end="")
-    elif args.command == "pr-record":
-        if not pr_record.run(root, partial(record, report=progress), args.summary):
-            print(pr_record.failure_line(), file=sys.stderr)
-            return 1
+    elif args.command in ("pr-record", "pr-compat"):
+        return _pull_request(args, root, progress)
     elif args.command == "tokenizer":
         _tokenizer(progress)
     else:
-        make_compat(root, timeout=args.timeout, report=progress)
+        make_compat(root, timeout=args.timeout, report=progress, force=args.force)
     return 0
+
+
+def _pull_request(args: argparse.Namespace, root: Path, progress: Report) -> int:
+    """`pr-record` or `pr-compat`: bring what the pull request left stale up to date, and fail saying what to commit
+    if there was any."""
+    if args.command == "pr-record":
+        tool, catch_up = pr_record, partial(record, report=progress)
+    else:
+        tool, catch_up = pr_compat, partial(make_compat, timeout=args.timeout, report=progress)
+    if tool.run(root, catch_up, args.summary):
+        return 0
+    print(pr_record.failure_line(tool.INSTRUCTION), file=sys.stderr)
+    return 1
 
 
 def _tokenizer(report: Report) -> None:

@@ -125,8 +125,7 @@ def work_out(project: Project, content: str) -> State:
         state = _problems(project, content)
     except RecorderError as error:  # the configuration or the manifest cannot be read: nothing else can
         state = State(content, (str(error),), (), ())
-    notices = compat_page.notices(project.root)
-    return replace(state, notices=tuple(notice.message for notice in notices))
+    return replace(state, notices=tuple(compat_page.notices(project.root)))
 
 
 def _problems(project: Project, content: str) -> State:

@@ -24,7 +24,7 @@ from recorder.record.project import Project
 from recorder.record.snippets import discover, sha256_file
 from recorder.render import compat_page
 from recorder.render.compat_page import CompatError, render
-from recorder.tools import compat
+from recorder.tools import compat, pr_compat
 from recorder.tools.compat import Printed, verdict, weight_dependent_lines
 from support import ROOT
 
@@ -163,7 +163,10 @@ def test_the_pinned_release_runs_first_and_matches_its_recorded_outputs(checked)
     root, table, printed = checked
     assert printed[0] == "transformers 1.0 (1/2)" and "transformers 2.0 (2/2)" in printed
     number = list(discover(root)).index("vectors/row") + 1
-    assert f"  [{number}/5] snippets/vectors/row.py: same" in [line.rsplit("  ", 1)[0] for line in printed]
+    assert printed[2] == "checking 5 of 5 rows", "every row: there was no table"
+    assert f"  transformers 1.0 [{number}/5] snippets/vectors/row.py: same" in [
+        line.rsplit("  ", 1)[0] for line in printed
+    ]
     assert table["reference"] == "1.0" and list(table["releases"]) == ["1.0", "2.0"]
     assert {cell["verdict"] for cell in results(table, "1.0").values()} == {"same"}
 
@@ -323,11 +326,116 @@ def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, 
         assert len(cells) == 1 and cells[0]["colspan"] == "2"
         assert cells[0].get_text() == f"not yet checked: {changed} changed since compat/results.json was made"
         assert document.find(id=f"compat-{name.replace('/', '-')}-2.0") is None, "no old verdict"
-    assert [problem.snippet for problem in compat_page.notices(copy)] == ["vectors/row", "vectors/shape"]
-    assert all(
-        problem.message.endswith("Run `make compat` and commit compat/results.json.")
-        for problem in compat_page.notices(copy)
+    assert compat_page.notices(copy) == [
+        "2 rows of the version table are not yet checked (their snippets or outputs changed since "
+        "compat/results.json was made): run `make compat`, which checks only those, and commit compat/results.json."
+    ]
+
+
+def rerecorded(root: Path, name: str, source: str) -> None:
+    """`snippets/NAME.py` rewritten as `source`, printing what it printed, and recorded again, as `make record` does."""
+    (root / "snippets" / f"{name}.py").write_text(source, encoding="utf-8")
+    current = step.Recording(discover(root), store.read_manifest(root))
+    output = (root / "outputs" / f"{name}.txt").read_bytes()
+    new_entry = step.entry(root, current.snippets[name], output, origin="executed", seconds=0.0, model=None)
+    step.save(root, current, {name: (output, new_entry)})
+    assert store.stale_outputs(root) == []
+
+
+@pytest.fixture
+def one_row_not_yet_checked(checked, tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
+    """A copy of the checked project whose `vectors/shape` changed since, its output recorded again: a folder for
+    the stand-in interpreters, the copy and its table as it was."""
+    root, table, _ = checked
+    copy = tmp_path / "project"
+    subprocess.run(["cp", "-r", str(root), str(copy)], check=True)
+    rerecorded(copy, "vectors/shape", SNIPPETS["vectors/shape"] + "# now commented\n")
+    return tmp_path, copy, table
+
+
+def test_make_compat_checks_only_the_rows_not_yet_checked_and_keeps_the_others(one_row_not_yet_checked) -> None:
+    folder, root, before = one_row_not_yet_checked
+    printed: list[str] = []
+    table = compat.check_releases(
+        root,
+        {"1.0": None, "2.0": []},
+        folder / "hub",
+        timeout=30,
+        report=printed.append,
+        interpreter=lambda release, wanted: [str(release_interpreter(folder, release))],
+        previous=compat_page.read(root),
     )
+    assert "checking 1 of 5 rows, not yet checked" in printed
+    ran = [line.rsplit("  ", 1)[0] for line in printed if line.startswith("  transformers")]
+    assert ran == [
+        "  transformers 1.0 [1/1] snippets/vectors/shape.py: same",
+        ("  transformers 2.0 [1/1] snippets/vectors/shape.py: differs"),
+    ]
+    assert table["snippets"]["vectors/shape"]["results"] == before["snippets"]["vectors/shape"]["results"]
+    assert table["snippets"]["vectors/shape"]["sources"] != before["snippets"]["vectors/shape"]["sources"]
+    assert {name: row for name, row in table["snippets"].items() if name != "vectors/shape"} == {
+        name: row for name, row in before["snippets"].items() if name != "vectors/shape"
+    }
+    assert compat_page.notices(root) == []
+    assert json.loads((root / compat_page.RESULTS).read_text(encoding="utf-8"))["snippets"] == table["snippets"]
+
+
+def test_make_compat_with_every_row_checked_runs_nothing(checked, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, _, _ = checked
+    monkeypatch.setattr(compat, "RELEASES", ("1.0", "2.0"))
+    monkeypatch.setattr(compat, "create_stand_ins", pytest.fail)
+    printed: list[str] = []
+    assert compat.make_compat(root, timeout=30, report=printed.append) is False
+    assert printed == ["every row of compat/results.json is checked: nothing to run (FORCE=1 checks every row again)."]
+
+
+def test_a_release_that_now_runs_with_other_versions_has_every_row_checked_again(one_row_not_yet_checked) -> None:
+    folder, root, _ = one_row_not_yet_checked
+    previous = compat_page.read(root)
+    previous["releases"]["2.0"]["versions"]["tokenizers"] = "0.0.1"
+    printed: list[str] = []
+    compat.check_releases(
+        root,
+        {"1.0": None, "2.0": []},
+        folder / "hub",
+        timeout=30,
+        report=printed.append,
+        interpreter=lambda release, wanted: [str(release_interpreter(folder, release))],
+        previous=previous,
+    )
+    assert (
+        "transformers 2.0 now run with other versions than compat/results.json records: every row is checked again"
+        in printed
+    )
+    assert "checking 5 of 5 rows" in printed
+
+
+def test_the_pull_request_job_checks_the_rows_left_unchecked_and_says_what_to_commit(
+    one_row_not_yet_checked, tmp_path: Path
+) -> None:
+    folder, root, _ = one_row_not_yet_checked
+    summary = tmp_path / "summary.md"
+
+    def make_compat(project: Path) -> None:
+        compat.check_releases(
+            project,
+            {"1.0": None, "2.0": []},
+            folder / "hub",
+            timeout=30,
+            report=lambda line: None,
+            interpreter=lambda release, wanted: [str(release_interpreter(folder, release))],
+            previous=compat_page.read(project),
+        )
+
+    assert pr_compat.run(root, make_compat, summary) is False
+    assert summary.read_text(encoding="utf-8") == (
+        "## Rows of the version table not yet checked\n\n"
+        "- snippets/vectors/shape.py (or a snippet it imports) changed since compat/results.json was made\n\n"
+        "| Example | 1.0 | 2.0 |\n| --- | --- | --- |\n| `vectors/shape.py` | same | differs: 1 line |\n\n"
+        f"**{pr_compat.INSTRUCTION}**\n"
+    )
+    assert pr_compat.run(root, pytest.fail, summary) is True, "nothing left unchecked: nothing runs"
+    assert summary.read_text(encoding="utf-8").endswith(pr_compat.CHECKED)
 
 
 @pytest.mark.parametrize(
@@ -364,11 +472,12 @@ def test_recorder_check_mentions_a_stale_table_without_failing(
     results_path.write_text(json.dumps(table), encoding="utf-8")
 
     assert main(["--root", str(project), "check"]) == 0
-    assert (
-        f"notice: {source} (or a snippet it imports) changed since compat/results.json was made: "
-        "the version table shows it as not yet checked. Run `make compat` and commit compat/results.json."
-        in capsys.readouterr().err
-    )
+    notices = [line for line in capsys.readouterr().err.splitlines() if line.startswith("notice: ")]
+    stale = len(compat_page.unchecked(project, compat_page.read(project), discover(project)))
+    assert notices == [
+        f"notice: {stale} rows of the version table are not yet checked (their snippets or outputs changed since "
+        "compat/results.json was made): run `make compat`, which checks only those, and commit compat/results.json."
+    ]
 
 
 def test_requirements_pin_what_the_snippets_import_with_the_release_under_test(tmp_path: Path) -> None:

@@ -41,6 +41,7 @@ RECORDER = {  # each module of recorder/, as its path there without .py
     "record/step": "commands",
     "tools/diff": "commands",
     "tools/pr_record": "commands",
+    "tools/pr_compat": "commands",
     "tools/compat": "commands",
     "render/extension": "engines",
     "render/plugin": "engines",

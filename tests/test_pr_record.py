@@ -120,7 +120,7 @@ def test_a_failed_recording_is_summarised_without_pointing_at_an_artifact(
 
 def test_without_github_actions_the_instruction_is_a_plain_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    assert pr_record.failure_line() == f"error: {pr_record.INSTRUCTION}"
+    assert pr_record.failure_line(pr_record.INSTRUCTION) == f"error: {pr_record.INSTRUCTION}"
 
 
 def test_a_file_the_recording_deletes_is_named_with_the_command_that_deletes_it_in_a_clone(

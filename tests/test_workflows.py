@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from recorder.tools.pr_compat import ARTIFACT as COMPAT_ARTIFACT
 from recorder.tools.pr_record import ARTIFACT
 from support import ROOT
 
@@ -120,6 +121,19 @@ def test_pull_requests_record_what_is_stale_and_keep_it_for_the_contributor() ->
     assert upload["with"]["name"] == ARTIFACT  # the name the failure message tells the contributor
     assert upload["with"]["path"].split() == ["outputs/", "docs/notebooks/"]
     assert steps.index(pin) < steps.index(restore) < steps.index(record) < steps.index(upload)
+
+
+def test_pull_requests_check_the_rows_of_the_version_table_they_left_unchecked() -> None:
+    jobs = load(PULL_REQUEST)["jobs"]
+    steps = jobs["compat"]["steps"]
+    assert jobs["compat"]["container"] == jobs["record"]["container"]  # the Python the table's rows run with
+    check = next(step for step in steps if "make compat" in step.get("run", ""))
+    assert check["run"] == "make venv && make compat PR=1"  # the Makefile hands uv torch's CPU index
+    upload = step_using(steps, "actions/upload-artifact")
+    assert upload["uses"] == step_using(jobs["record"]["steps"], "actions/upload-artifact")["uses"]
+    assert upload["if"] == "failure()"
+    assert upload["with"] == {"name": COMPAT_ARTIFACT, "path": "compat/results.json"}
+    assert steps.index(check) < steps.index(upload)
 
 
 def test_only_the_deploy_job_writes_and_only_what_pages_needs() -> None:

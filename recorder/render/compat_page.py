@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from recorder.errors import RecorderError
-from recorder.provenance import NAMES, grouped_rows, line_count, source_link
+from recorder.provenance import NAMES, counted, grouped_rows, line_count, source_link
 from recorder.record import store
 from recorder.record.snippets import Snippet, discover, sha256_file, source_hashes
 from recorder.render.pages import visible
@@ -69,15 +69,18 @@ def unchecked(root: Path, table: dict[str, Any], snippets: dict[str, Snippet]) -
     return why
 
 
-def notices(root: Path) -> list[store.Problem]:
-    """Each stale row, with the fix, for `python -m recorder check`."""
+def notices(root: Path) -> list[str]:
+    """What `python -m recorder check` says of the table, in a line: how many rows it shows as not yet checked."""
     try:
         table = read(root)
     except CompatError as error:
-        return [store.Problem("*", str(error))]
+        return [str(error)]
+    if not (stale := unchecked(root, table, discover(root))):
+        return []
     return [
-        store.Problem(name, f"{reason}: the version table shows it as not yet checked. {FIX}")
-        for name, reason in unchecked(root, table, discover(root)).items()
+        f"{counted(len(stale), 'row')} of the version table {'is' if len(stale) == 1 else 'are'} not yet checked "
+        f"(their snippets or outputs changed since {RESULTS} was made): run `make compat`, which checks only those, "
+        f"and commit {RESULTS}."
     ]
 
 

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from itertools import zip_longest
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -28,7 +28,7 @@ from recorder.record.published import create_stand_ins, form, lines_depending_on
 from recorder.record.runner import QUIET_LIBRARIES, Report
 from recorder.record.snippets import VERSIONED_PACKAGES, Snippet, discover, pins, pins_providing
 from recorder.record.step import now
-from recorder.render.compat_page import RESULTS, CompatError, checked_against
+from recorder.render.compat_page import RESULTS, CompatError, checked_against, read, unchecked
 
 # The last 4.x, the first 5.x, the pinned one and the newest that installs here: the columns of the table.
 RELEASES = ("4.57.6", "5.0.0", "5.17.0", "5.24.0")
@@ -185,40 +185,132 @@ def check_releases(
     interpreter: Callable[[str, list[str] | None], list[str]],
     timeout: float,
     report: Report,
+    previous: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Every snippet run with each release (`interpreter` gives the command that runs its Python) against
-    `hub_cache`: the table, written. The pinned release runs first: what it prints tells the lines that depend on
-    weight values, which the others are judged on by form."""
+    """The table, written: each snippet run with each release (`interpreter` gives the command that runs its Python)
+    against `hub_cache`. Only the rows of `previous` that are not yet checked run, where every release ran with the
+    versions `previous` records; the other rows keep their verdicts. The pinned release runs first: what it prints
+    tells the lines that depend on weight values, which the others are judged on by form."""
     snippets = discover(root)
-    recorded = {name: store.output_path(root, name).read_text(encoding="utf-8") for name in snippets}
     pinned = next(release for release, wanted in installs.items() if wanted is None)
-    table = empty_table(root, snippets, installs, pinned)
-    weight_dependent: dict[str, set[int]] = {}
-    for number, release in enumerate(sorted(installs, key=lambda release: release != pinned), 1):
-        report(f"transformers {release} ({number}/{len(installs)})")
-        python = interpreter(release, installs[release])
-        table["releases"][release] = {"checked_at": now(), "versions": release_versions(python, release)}
-        for index, (name, snippet) in enumerate(snippets.items(), 1):
-            started = time.perf_counter()
-            printed = run_snippet(python, root, snippet, hub_cache, timeout=timeout)
-            if release == pinned:
-                weight_dependent[name] = weight_dependent_lines(
-                    snippet.relative(root), recorded[name], printed, release
-                )
-            cell = table["snippets"][name]["results"][release] = verdict(
-                recorded[name], printed, weight_dependent[name]
-            )
-            report(
-                f"  [{index}/{len(snippets)}] {snippet.relative(root)}: {cell['verdict']}"
-                f"  {time.perf_counter() - started:.1f} s"
-            )
+    pythons, ran_with = _environments(installs, pinned, interpreter, report)
+    previous = _comparable(previous, ran_with, report)
+    names = list(unchecked(root, previous, snippets)) if previous else list(snippets)
+    report(f"checking {len(names)} of {len(snippets)} rows" + (", not yet checked" if previous else ""))
+    table = _kept(root, snippets, installs, pinned, previous, names)
+    if names or previous is None:
+        table["releases"] = {release: {"checked_at": now(), "versions": ran_with[release]} for release in installs}
+    rows = [snippets[name] for name in names]
+    for snippet, release, cell in _run_rows(root, rows, pythons, pinned, hub_cache, timeout=timeout, report=report):
+        table["snippets"][snippet.name]["results"][release] = cell
     text = json.dumps({"about": HEADER, **table}, indent=2, ensure_ascii=False)
     store.replace_file(root / RESULTS, f"{text}\n".encode())
     return table
 
 
-def make_compat(root: Path, *, timeout: float, report: Report) -> None:
+def _run_rows(
+    root: Path,
+    rows: list[Snippet],
+    pythons: dict[str, list[str]],
+    pinned: str,
+    hub_cache: Path,
+    *,
+    timeout: float,
+    report: Report,
+) -> Iterator[tuple[Snippet, str, dict[str, Any]]]:
+    """Each of `rows` run with each release's Python (the pinned one first), with its cell of the table."""
+    recorded = {snippet.name: store.output_path(root, snippet.name).read_text(encoding="utf-8") for snippet in rows}
+    weight_dependent: dict[str, set[int]] = {}
+    for release, python in pythons.items():
+        for index, snippet in enumerate(rows, 1):
+            started = time.perf_counter()
+            printed = run_snippet(python, root, snippet, hub_cache, timeout=timeout)
+            if release == pinned:
+                weight_dependent[snippet.name] = weight_dependent_lines(
+                    snippet.relative(root), recorded[snippet.name], printed, release
+                )
+            cell = verdict(recorded[snippet.name], printed, weight_dependent[snippet.name])
+            report(
+                f"  transformers {release} [{index}/{len(rows)}] {snippet.relative(root)}: {cell['verdict']}"
+                f"  {time.perf_counter() - started:.1f} s"
+            )
+            yield snippet, release, cell
+
+
+def _environments(
+    installs: dict[str, list[str] | None],
+    pinned: str,
+    interpreter: Callable[[str, list[str] | None], list[str]],
+    report: Report,
+) -> tuple[dict[str, list[str]], dict[str, dict[str, str | None]]]:
+    """The command that runs each release's Python, the pinned release first, and the versions each runs with;
+    asking for those makes each environment before any snippet runs."""
+    pythons, ran_with = {}, {}
+    for number, release in enumerate(sorted(installs, key=lambda release: release != pinned), 1):
+        report(f"transformers {release} ({number}/{len(installs)})")
+        pythons[release] = interpreter(release, installs[release])
+        ran_with[release] = release_versions(pythons[release], release)
+    return pythons, ran_with
+
+
+def _comparable(
+    previous: dict[str, Any] | None, ran_with: dict[str, dict[str, str | None]], report: Report
+) -> dict[str, Any] | None:
+    """`previous`, if each release ran with the versions it records for it (its rows' verdicts hold); else None."""
+    if previous is None:
+        return None
+    changed = [
+        release for release, versions in ran_with.items() if previous["releases"][release]["versions"] != versions
+    ]
+    if changed:
+        report(
+            f"transformers {', '.join(changed)} now run with other versions than {RESULTS} records: "
+            "every row is checked again"
+        )
+        return None
+    return previous
+
+
+def _kept(
+    root: Path,
+    snippets: dict[str, Snippet],
+    installs: dict[str, list[str] | None],
+    pinned: str,
+    previous: dict[str, Any] | None,
+    names: list[str],
+) -> dict[str, Any]:
+    """The table's frame, holding the rows of `previous` that are not checked again (`names` are), and its
+    releases' dates and versions; a row of a snippet that is gone is dropped."""
+    table = empty_table(root, snippets, installs, pinned)
+    if previous is not None:
+        table["releases"] = dict(previous["releases"])
+        table["snippets"] |= {name: previous["snippets"][name] for name in snippets if name not in names}
+    return table
+
+
+def previous_table(root: Path, report: Report) -> dict[str, Any] | None:
+    """compat/results.json, if it checks RELEASES with the pinned release as its reference: its rows not yet checked
+    are all a run checks. None, said, where every row must be checked."""
+    try:
+        table = read(root)
+    except CompatError as error:
+        report(f"{error} Every row is checked.")
+        return None
+    if list(table["releases"]) != list(RELEASES) or table["reference"] != pins(root)["transformers"].partition("==")[2]:
+        report(f"{RESULTS} checks other releases than RELEASES of recorder/tools/compat.py: every row is checked.")
+        return None
+    return table
+
+
+def make_compat(root: Path, *, timeout: float, report: Report, force: bool = False) -> bool:
+    """Check the rows of compat/results.json not yet checked (every row, with `force`) and merge them into it.
+    Returns whether the table was written."""
     installs = plan(root, RELEASES)
+    previous = None if force else previous_table(root, report)
+    snippets = discover(root)
+    if previous is not None and not unchecked(root, previous, snippets) and set(previous["snippets"]) == set(snippets):
+        report(f"every row of {RESULTS} is checked: nothing to run (FORCE=1 checks every row again).")
+        return False
     with tempfile.TemporaryDirectory(prefix="gpt2-stand-in-") as folder:
         report(f"creating a stand-in checkpoint (seed {STAND_IN_SEED}) in {folder}")
         create_stand_ins({Path(folder): STAND_IN_SEED})
@@ -229,7 +321,9 @@ def make_compat(root: Path, *, timeout: float, report: Report) -> None:
             timeout=timeout,
             report=report,
             interpreter=lambda release, wanted: [sys.executable] if wanted is None else in_environment(root, wanted),
+            previous=previous,
         )
     verdicts = [cell["verdict"] for row in table["snippets"].values() for cell in row["results"].values()]
     summary = ", ".join(f"{verdicts.count(kind)} {kind}" for kind in dict.fromkeys(verdicts))
     report(f"wrote {RESULTS}: {len(table['snippets'])} snippets × {len(table['releases'])} releases ({summary})")
+    return True

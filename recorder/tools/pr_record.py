@@ -68,7 +68,7 @@ def publish(markdown: str, summary: Path | None) -> None:
             stream.write(markdown)
 
 
-def failure_line() -> str:
-    """The instruction as an error, annotated on the pull request when run by GitHub Actions."""
+def failure_line(instruction: str) -> str:
+    """An instruction as an error, annotated on the pull request when run by GitHub Actions."""
     prefix = "::error::" if os.environ.get("GITHUB_ACTIONS") == "true" else "error: "
-    return prefix + INSTRUCTION
+    return prefix + instruction

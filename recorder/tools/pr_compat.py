@@ -1,0 +1,66 @@
+"""`python -m recorder pr-compat` (`make compat PR=1`): check the rows of the version table that a pull request left
+unchecked (what `recorder check` notices), and tell its author, as `pr-record` does for the outputs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from recorder.record import store
+from recorder.record.snippets import discover
+from recorder.render.compat_page import RESULTS, CompatError, read, unchecked
+from recorder.tools.pr_record import publish
+
+# The name under which the pull-request workflow uploads compat/results.json.
+ARTIFACT = "compat-results"
+CHECKED = f"Every row of the version table is checked: {RESULTS} needs no change.\n"
+WAITING = (
+    f"The version table compares the snippets with their recorded outputs, which this pull request left out of date "
+    f"(the `record` job records them): {RESULTS} is checked once they are committed.\n"
+)
+INSTRUCTION = (
+    f"Commit {RESULTS} from this run's `{ARTIFACT}` artifact (unzip it at the top of your clone), "
+    "or run `make compat` and commit it."
+)
+
+
+def run(root: Path, check: Callable[[Path], object], summary: Path | None) -> bool:
+    """Whether every row was checked already; when not, `check` (`make compat`) checks those that were not, and the
+    summary shows their verdicts."""
+    rows = _not_yet_checked(root)
+    if not rows:
+        publish(CHECKED, summary)
+        return True
+    if store.stale_outputs(root):
+        publish(WAITING, summary)
+        return True
+    found = "## Rows of the version table not yet checked\n\n" + "".join(f"- {reason}\n" for reason in rows.values())
+    check(root)
+    publish(f"{found}\n{verdicts(read(root), list(rows))}\n**{INSTRUCTION}**\n", summary)
+    return False
+
+
+def _not_yet_checked(root: Path) -> dict[str, str]:
+    """The rows `make compat` checks, by snippet name, with why: every row where the table cannot be read."""
+    snippets = discover(root)
+    try:
+        return unchecked(root, read(root), snippets)
+    except CompatError as error:
+        return {name: f"{snippet.relative(root)}: {error}" for name, snippet in snippets.items()}
+
+
+def verdicts(table: dict[str, Any], names: list[str]) -> str:
+    """The rows `names` of the table as Markdown: a verdict per release."""
+    releases = list(table["releases"])
+    lines = [f"| Example | {' | '.join(releases)} |", "| --- |" + " --- |" * len(releases)]
+    for name in names:
+        cells = [_cell(table["snippets"][name]["results"][release]) for release in releases]
+        lines.append(f"| `{name}.py` | {' | '.join(cells)} |")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(result: dict[str, Any]) -> str:
+    if result["verdict"] == "differs":
+        return f"differs: {len(result['lines'])} line{'s' if len(result['lines']) != 1 else ''}"
+    return str(result["verdict"])
