@@ -77,6 +77,11 @@ def _parser() -> argparse.ArgumentParser:
         default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
         help="also append the report to this file (default: $GITHUB_STEP_SUMMARY)",
     )
+    serve = commands.add_parser(
+        "serve", help="live preview: record what each edit makes stale, rebuild and reload (MkDocs)"
+    )
+    serve.add_argument("--dev-addr", default="127.0.0.1:8000", help="IP:PORT to serve on (default: 127.0.0.1:8000)")
+    serve.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
     commands.add_parser(
         "tokenizer",
         help="put GPT-2's pinned tokenizer files in the Hugging Face cache, to run Part 1's snippets by hand offline",
@@ -98,6 +103,8 @@ def _run_command(args: argparse.Namespace, root: Path, progress: Report) -> int:
         return _pull_request(args, root, progress)
     elif args.command == "tokenizer":
         _tokenizer(progress)
+    elif args.command == "serve":
+        _serve(root, args.dev_addr, args.timeout)
     else:
         make_compat(root, timeout=args.timeout, report=progress, force=args.force)
     return 0
@@ -114,6 +121,13 @@ def _pull_request(args: argparse.Namespace, root: Path, progress: Report) -> int
         return 0
     print(pr_record.failure_line(tool.INSTRUCTION), file=sys.stderr)
     return 1
+
+
+def _serve(root: Path, address: str, timeout: float) -> None:
+    """The live preview; imported here, as only it needs MkDocs' server."""
+    from recorder.render import preview
+
+    preview.serve(Project.load(root).config_file, address, timeout)
 
 
 def _tokenizer(report: Report) -> None:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 STATE_FILE = "state.json"
 _SKIPPED = {".transaction", ".record.lock", "__pycache__"}
 MKDOCS = "mkdocs"
-_CHECKED: dict[str, Path] = {}  # digest -> the configuration file whose state it is
+_CHECKED: dict[str, tuple[Path, State]] = {}  # digest -> the configuration file whose state it is, and the state
 
 
 class Unpublishable(RecorderError, yaml.YAMLError):
@@ -247,7 +247,7 @@ def checked(config_file: str | None = None) -> str:
         raise Unpublishable(str(error)) from None
     if found.failure and engine != MKDOCS:
         raise Unpublishable(found.failure)
-    _CHECKED[found.digest] = path
+    _CHECKED[found.digest] = (path, found)
     return found.digest
 
 
@@ -283,8 +283,8 @@ def _listed_page(entry: str | dict[str, str]) -> str:
     return next(iter(entry)) if isinstance(entry, dict) else entry
 
 
-def configuration_of(content: str) -> Path | None:
-    """The configuration file of the state `checked` returned as `content`, in this process."""
+def checked_as(content: str) -> tuple[Path, State] | None:
+    """The configuration file and the state whose digest `checked` returned as `content`, in this process."""
     return _CHECKED.get(content)
 
 

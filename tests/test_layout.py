@@ -45,6 +45,7 @@ RECORDER = {  # each module of recorder/, as its path there without .py
     "tools/compat": "commands",
     "render/extension": "engines",
     "render/plugin": "engines",
+    "render/preview": "engines",
     "render/llms_markdown": "engines",
     "__main__": "command line",
 }

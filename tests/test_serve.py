@@ -1,5 +1,7 @@
-"""The live preview, under MkDocs or Zensical, reports the project's message when a snippet changes and keeps
-serving the page as it was, its code beside the output that code printed: never new code beside an old output."""
+"""The live preview. `make serve` (`python -m recorder serve`) records what an edit made stale, then rebuilds: the page
+shows a snippet's new output with no command typed, and an edit it cannot record (a snippet that needs GPT-2's
+weights) is said in the terminal and on the page, with no request left waiting. `zensical serve` reports the
+project's message when a snippet changes and serves nothing until the state can be published again."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,10 +20,16 @@ from bs4 import BeautifulSoup
 
 from recorder.directives import Example, parse
 from recorder.record.project import Part, Project
+from recorder.record.snippets import Loads, discover
+from recorder.values import templates
 from support import ZENSICAL, offline_env
 
-# How long the preview may take to start or to rebuild before the test gives up.
-PATIENCE_SECONDS = 120
+# How long the preview may take to start, record or rebuild before the test gives up: generous, as the machine may be
+# busy with other tests. Not a timing assertion.
+PATIENCE_SECONDS = 180
+# What one request may wait, however busy the machine: MkDocs' own `serve` holds a request for as long as its
+# builds fail, which the preview must never do.
+REQUEST_SECONDS = 20
 
 
 def free_port() -> int:
@@ -29,15 +38,9 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-SERVE = {  # each engine's preview, as `make serve` runs MkDocs'
-    "mkdocs": lambda address: [sys.executable, "-m", "mkdocs", "serve", "--strict", "--dev-addr", address],
-    "zensical": lambda address: [
-        ZENSICAL,
-        "serve",
-        "--strict",
-        "--dev-addr",
-        address,
-    ],
+SERVE = {  # each engine's preview, as `make serve` runs the project's
+    "recorder": lambda address: [sys.executable, "-m", "recorder", "serve", "--dev-addr", address],
+    "zensical": lambda address: [ZENSICAL, "serve", "--dev-addr", address],
 }
 
 
@@ -60,28 +63,29 @@ def serving(project: Path, log: Path, engine: str) -> Iterator[str]:
             server.wait()
 
 
+def page_now(url: str) -> BeautifulSoup | None:
+    """The served page as it is now; None while no server answers. A request that waits too long fails the test."""
+    try:
+        with urllib.request.urlopen(url, timeout=REQUEST_SECONDS) as response:
+            return BeautifulSoup(response.read(), "html.parser")
+    except urllib.error.HTTPError as error:  # a page the server sends with an error status: still its page
+        return BeautifulSoup(error.read(), "html.parser")
+    except TimeoutError:
+        pytest.fail(f"a request to {url} waited more than {REQUEST_SECONDS} s")
+    except urllib.error.URLError as error:
+        if isinstance(error.reason, TimeoutError):
+            pytest.fail(f"a request to {url} waited more than {REQUEST_SECONDS} s")
+        return None  # not serving (yet)
+
+
 def page_when(url: str, ready: Callable[[BeautifulSoup], bool], log: Path) -> BeautifulSoup:
-    """The served page, once `ready` holds for it (the server starts and rebuilds in the background)."""
+    """The served page, once `ready` holds for it (the server starts, records and rebuilds in the background)."""
     deadline = time.monotonic() + PATIENCE_SECONDS
     while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=10) as response:
-                page = BeautifulSoup(response.read(), "html.parser")
-        except OSError:
-            page = None
-        if page is not None and ready(page):
+        if (page := page_now(url)) is not None and ready(page):
             return page
         time.sleep(0.3)
-    pytest.fail(f"the preview never served the expected page at {url}; its log:\n{log.read_text()}")
-
-
-def page_now(url: str) -> BeautifulSoup | None:
-    """The served page as it is now, if the preview serves it."""
-    try:
-        with urllib.request.urlopen(url, timeout=10) as response:
-            return BeautifulSoup(response.read(), "html.parser")
-    except OSError:
-        return None
+    pytest.fail(f"the preview never served the expected page at {url}; its log:\n{log.read_text(errors='replace')}")
 
 
 def log_when(log: Path, said: str) -> str:
@@ -95,50 +99,98 @@ def log_when(log: Path, said: str) -> str:
 
 
 def shown(page: BeautifulSoup, example: Example) -> tuple[str, str]:
-    """The code and the output the page shows for `example`."""
+    """The code and the output (or what stands in its place) the page shows for `example`; empty where it shows no
+    code for it (a page of a preview being rebuilt, say)."""
     code = next(
-        block
-        for block in page.select("div.highlight")
-        if (title := block.select_one(".filename")) and title.get_text() == f"snippets/{example.file}"
+        (
+            block
+            for block in page.select("div.highlight")
+            if (title := block.select_one(".filename")) and title.get_text() == f"snippets/{example.file}"
+        ),
+        None,
     )
+    if code is None:
+        return "", ""
     output = page.select_one(f'div[data-snippet="{example.name}"] pre')
-    return code.select_one("pre").get_text(), output.get_text()
+    in_place = code.find_next_sibling(class_="recorded-problem") if output is None else output
+    return code.select_one("pre").get_text(), in_place.get_text() if in_place is not None else ""
 
 
-def first_example(project: Path) -> tuple[Part, Example]:
-    """The first part's first example: a snippet whose output its page shows."""
-    for part in Project.load(project).parts():
-        markdown = Project.load(project).page(part.page)[0]
-        examples = [directive for directive in parse(markdown) if isinstance(directive, Example)]
-        if examples:
-            return part, examples[0]
-    pytest.fail("no part's page shows an example")
+def an_example(project: Path, loads: Loads | None) -> tuple[Part, Example]:
+    """A part's example shown with a section, whose snippet loads `loads` of GPT-2 and whose output no template
+    reads (an edit of what it prints changes no value)."""
+    snippets, loaded = discover(project), Project.load(project)
+    for part in loaded.parts():
+        read = {template.output for template in templates(project, part.name)}
+        for directive in parse(loaded.page(part.page)[0]):
+            if (
+                isinstance(directive, Example)
+                and directive.section
+                and snippets[directive.name].loads == loads
+                and directive.name.partition("/")[2] not in read
+            ):
+                return part, directive
+    pytest.fail(f"no page shows an example loading {loads} whose output no template reads")
+
+
+def printing(project: Path, example: Example, text: str) -> str:
+    """Make the example's snippet print `text` as its section's last line; returns its source as it was."""
+    snippet = project / "snippets" / example.file
+    original = snippet.read_text(encoding="utf-8")
+    end = f"# --8<-- [end:{example.section}]\n"
+    assert end in original, f"{example.file} has no section {example.section}"
+    snippet.write_text(original.replace(end, f"print({text!r})\n{end}"), encoding="utf-8")
+    return original
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("engine", SERVE)
-def test_the_preview_says_why_a_changed_snippet_stops_it_and_serves_no_new_code_beside_an_old_output(
-    project: Path, tmp_path: Path, engine: str
+def test_the_preview_records_an_edit_and_says_on_the_page_why_it_cannot_record_another(
+    project: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "serve.log"
-    part, example = first_example(project)
-    snippet = project / "snippets" / example.file
-    original = snippet.read_text(encoding="utf-8")
-    marker = f"# --8<-- [start:{example.section}]\n"
-    assert marker in original, f"{example.file} has no section {example.section}"
-    with serving(project, log, engine) as url:
+    part, example = an_example(project, None)
+    weights_part, weights_example = an_example(project, "weights")
+    with serving(project, log, "recorder") as url:
         page = f"{url}{part.name}/"
-        before = shown(page_when(page, lambda page: bool(page.select("div.recorded-output")), log), example)
+        page_when(page, lambda served: bool(served.select("div.recorded-output")), log)
 
-        snippet.write_text(original.replace(marker, f"{marker}edited_while_previewing = True\n"), encoding="utf-8")
+        printing(project, example, "printed since the preview started")
+        code, output = shown(page_when(page, lambda served: "printed since" in shown(served, example)[1], log), example)
+        assert output.endswith("printed since the preview started"), "recorded, with no command typed"
+        assert "printed since the preview started" in code
+
+        printing(project, weights_example, "printed where GPT-2's weights are out of reach")
+        served = page_when(f"{url}{weights_part.name}/", lambda served: bool(served.select(".recorded-preview")), log)
+        said = served.select_one(".recorded-preview").get_text(" ")
+        assert f"snippets/{weights_example.file} could not be recorded" in said and "make record PUBLISHED=1" in said
+        assert f"snippets/{weights_example.file} changed since its output was recorded" in said
+        code, in_place = shown(served, weights_example)
+        assert "out of reach" in code and "changed since this output was recorded" in in_place, (
+            "never new code beside an old output"
+        )
+        assert f"snippets/{weights_example.file} could not be recorded" in log_when(log, "could not be recorded")
+        assert "Traceback" not in log.read_text(errors="replace")
+
+
+@pytest.mark.slow
+def test_zensical_serve_says_why_a_changed_snippet_stops_it_and_serves_no_new_code_beside_an_old_output(
+    project: Path, tmp_path: Path
+) -> None:
+    """Zensical's own preview runs neither the record step nor the plugin: it refuses the state, as its builds do."""
+    log = tmp_path / "serve.log"
+    part, example = an_example(project, None)
+    with serving(project, log, "zensical") as url:
+        page = f"{url}{part.name}/"
+        before = shown(page_when(page, lambda served: bool(served.select("div.recorded-output")), log), example)
+
+        original = printing(project, example, "printed since the preview started")
         said = log_when(log, "changed since its output was recorded")
         assert f"snippets/{example.file} changed since its output was recorded" in said
         assert "Traceback" not in said
-        if (served := page_now(page)) is not None:  # Zensical serves nothing until the state is publishable
+        if (served := page_now(page)) is not None:
             assert shown(served, example) == before, "the preview shows new code beside the old output"
 
-        snippet.write_text(original, encoding="utf-8")  # undone: the preview builds again
-        if engine == "zensical":  # which, once its configuration failed, watches only its own files until then
-            config = project / "mkdocs.yml"
-            config.write_bytes(config.read_bytes())
-        page_when(page, lambda page: shown(page, example) == before, log)
+        (project / "snippets" / example.file).write_text(original, encoding="utf-8")  # undone
+        config = project / "mkdocs.yml"  # which, once its configuration failed, is all Zensical watches
+        config.write_bytes(config.read_bytes())
+        page_when(page, lambda served: shown(served, example) == before, log)

@@ -8,5 +8,6 @@ through them:
    state's check (a directive the conversion would lose, a link to nothing);
 5. notebook_page.py: a notebook as a page, without what mkdocs-jupyter loads from elsewhere;
 6. extension.py: the Markdown extension that MkDocs and Zensical both run, reading the checked state;
-7. plugin.py: the thin MkDocs plugin for what MkDocs alone offers, with llms_markdown.py (pages for llms.txt).
+7. plugin.py: the thin MkDocs plugin for what MkDocs alone offers, with llms_markdown.py (pages for llms.txt);
+8. preview.py: the live preview (`make serve`), which records what each edit makes stale before MkDocs rebuilds.
 """

@@ -7,6 +7,11 @@ by a YAML tag), so a build whose state cannot be published stops before any page
 rendered pages holds as long as that state does. It knows neither the page's path nor its front matter: directives
 name their part (`PART/FILE.py`, `PART/NAME`), values come from each part's `values.yml`, and links are written
 from the top of the docs folder, where every page is (MkDocs' plugin and Zensical make them relative to the page).
+
+In a preview (`python -m recorder serve` sets its `preview` option), a state that cannot be published is rendered
+anyway, for the author to see it: every page opens with its problems and what the record step said, and a block
+or value that cannot be shown, or an output recorded from an older version of its snippet, shows its problem in
+its place.
 """
 
 from __future__ import annotations
@@ -15,11 +20,18 @@ import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from xml.etree.ElementTree import Element
+
+from markdown import Markdown
+from markdown.treeprocessors import Treeprocessor
 
 from recorder import repository, state
+from recorder.directives import Example, Figure
 from recorder.record.project import Project
 from recorder.recorded import Recorded, recorded
 from recorder.render.conversion import Directives
+from recorder.render.page import PreparedPage
+from recorder.render.pages import banner, problem_inline, problem_note
 
 
 @lru_cache(maxsize=4)  # a live reload makes a state per edit
@@ -45,19 +57,73 @@ class RecordedOutputs(Directives):
                 "the engine shows each notebook as a page (mkdocs-jupyter; MkDocs' plugin "
                 "says so): link to it, rather than offer only the download",
             ],
+            "preview": [False, "a live preview: render a state that cannot be published, saying why on every page"],
+            "preview_note": ["", "in a preview, what the record step said when it could not record what is stale"],
         }
         super().__init__(**kwargs)
 
-    def read(self) -> Recorded:
-        """What the page may show, in a publishable state; read when a page is converted, not when the extension is
-        made: MkDocs makes one to check its options."""
-        digest = self.getConfig("state")
-        config_file = state.configuration_of(digest)
-        if config_file is None:  # no engine computed it: work it out here, from the project's folder
+    def extendMarkdown(self, md: Markdown) -> None:
+        super().extendMarkdown(md)
+        if self.getConfig("preview"):
+            md.treeprocessors.register(_Banner(md, self), "recorded_preview_banner", 2)
+
+    def checked(self) -> tuple[Path, state.State]:
+        """The configuration file and the state the page is rendered from, read when a page is converted, not when
+        the extension is made: MkDocs makes one to check its options."""
+        found = state.checked_as(self.getConfig("state"))
+        if found is None:  # no engine computed it: work it out here, from the project's folder
             given = Path(self.getConfig("project")).resolve()
-            config_file = given / "mkdocs.yml" if given.is_dir() else given
-            digest = state.checked(str(config_file))
-        return _recorded(config_file, digest)
+            found = state.checked_as(state.checked(str(given / "mkdocs.yml" if given.is_dir() else given)))
+        assert found is not None, "recorder.state.checked keeps each state it returns"
+        return found
+
+    def read(self) -> Recorded:
+        config_file, found = self.checked()
+        return _recorded(config_file, found.digest)
+
+    def prepared(self, prepared: PreparedPage) -> None:
+        """In a preview, each directive that cannot render, and each output recorded from an older version of its
+        snippet, shows its problem in its place; elsewhere, the build stops at the first directive that cannot."""
+        if not self.getConfig("preview"):
+            return super().prepared(prepared)
+        prepared.noted(problem_note, problem_inline)
+        stale = set(self.checked()[1].stale)
+        prepared.outputs = [
+            (directive, _stale_note(directive.file) if _shows_output_of(directive, stale) else html)
+            for directive, html in prepared.outputs
+        ]
+        return None
+
+    def converted(self, prepared: PreparedPage) -> None:
+        """A preview's problems are on its pages: the build goes on."""
+        if not self.getConfig("preview"):
+            super().converted(prepared)
+
+
+def _shows_output_of(directive: object, stale: set[str]) -> bool:
+    return isinstance(directive, Example | Figure) and directive.name in stale
+
+
+def _stale_note(file: str) -> str:
+    return problem_note(
+        f"snippets/{file} changed since this output was recorded, and it is not recorded again yet: the message "
+        "at the top of the page says why."
+    )
+
+
+class _Banner(Treeprocessor):
+    """In a preview of a state that cannot be published, the page opens with its problems."""
+
+    def __init__(self, md: Markdown, extension: RecordedOutputs) -> None:
+        super().__init__(md)
+        self.extension = extension
+
+    def run(self, root: Element) -> None:
+        found, note = self.extension.checked()[1], str(self.extension.getConfig("preview_note"))
+        if found.problems or note:
+            paragraph = Element("p")
+            paragraph.text = self.md.htmlStash.store(banner(found.problems, note))
+            root.insert(0, paragraph)
 
 
 def makeExtension(**kwargs: Any) -> RecordedOutputs:

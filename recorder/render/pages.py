@@ -177,3 +177,30 @@ def accessible_svg(text: str, alt: str, *, figure_id: str, output: str, source: 
         element.tag = element.tag.rpartition("}")[2]
     root.set("xmlns", SVG_NAMESPACE)
     return ElementTree.tostring(root, encoding="unicode")
+
+
+def problem_note(message: str) -> str:
+    """What a preview shows in place of an output or code block it cannot show: the problem, with its fix."""
+    return (
+        '<div class="admonition failure recorded-problem"><p class="admonition-title">Not shown in this preview</p>'
+        f"<p>{visible(message)}</p></div>"
+    )
+
+
+def problem_inline(text: str, message: str) -> str:
+    """What a preview shows in place of a value it cannot read: the directive as written, marked, its problem on
+    hover (the banner at the top of the page lists it too)."""
+    return f'<mark class="recorded-problem" title="{visible(message)}">{visible(text)}</mark>'
+
+
+def banner(problems: tuple[str, ...], note: str) -> str:
+    """The top of every page of a preview whose state cannot be published: what the record step said (`note`), and
+    each problem with its fix, as `make check` names them."""
+    said = f"<p>The record step said:</p><pre><code>{visible(note)}</code></pre>" if note else ""
+    listed = "".join(f"<li>{visible(problem)}</li>" for problem in problems)
+    refused = f"<p>What <code>make check</code> refuses, each with its fix:</p><ul>{listed}</ul>" if problems else ""
+    return (
+        '<div class="admonition failure recorded-preview" role="alert"><p class="admonition-title">'
+        f"This preview cannot be published</p>{said}{refused}<p>It records and rebuilds when you save a change.</p>"
+        "</div>"
+    )

@@ -30,6 +30,7 @@ from recorder.pinned import GENERATED
 from recorder.record.project import PLUGIN, Project
 from recorder.render import notebook_page
 from recorder.render.conversion import EXTENSION
+from recorder.render.pages import banner
 
 log = logging.getLogger(f"mkdocs.plugins.{PLUGIN}")
 # A link the extension writes from the top of the docs folder to a copy inside the site.
@@ -60,14 +61,15 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
             found = state.current(self.project)  # kept: the configuration worked it out moments ago
         except RecorderError as error:
             raise PluginError(str(error)) from None
-        if found.failure:
-            # Abort, as MkDocs stops a build: its preview then reports the message alone, without a traceback.
+        options = config.mdx_configs.get(EXTENSION, {})
+        # A preview (`python -m recorder serve`) renders the pages anyway, each saying why; in the terminal, too.
+        self.banner = banner(found.problems, options.get("preview_note", "")) if options.get("preview") else ""
+        if found.failure and self.banner:
+            log.warning(found.failure)
+        elif found.failure:
+            # Abort, as MkDocs stops a build, reporting the message alone, without a traceback.
             raise Abort(f"Error: {found.failure}")
-        config.mdx_configs[EXTENSION] = {
-            **config.mdx_configs.get(EXTENSION, {}),
-            "notebook_pages": True,
-            "project": str(self.project.config_file),
-        }
+        config.mdx_configs[EXTENSION] = {**options, "notebook_pages": True, "project": str(self.project.config_file)}
         config.mdx_configs["pymdownx.snippets"] = self.project.snippet_settings()
         self.repository = self._repository(config)
 
@@ -103,9 +105,11 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         if not page.file.src_uri.endswith(".ipynb"):
             return _COPY_LINK.sub(lambda link: f'href="{get_relative_url(link[1], page.url)}"', html)
         try:
-            return notebook_page.without_remote_loaders(notebook_page.without_styles(html))
+            html = notebook_page.without_remote_loaders(notebook_page.without_styles(html))
         except PageError as error:
             raise PluginError(f"{self.project.docs_path}/{page.file.src_uri}: {error}") from None
+        # The extension opens the other pages of a preview with it; mkdocs-jupyter converts notebooks without it.
+        return self.banner + html
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
         """A notebook page runs the scripts of its copy buttons last: it keeps its Lighthouse score above 0.95."""

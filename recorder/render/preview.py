@@ -1,0 +1,256 @@
+"""`python -m recorder serve` (`make serve`): a live preview that records what an edit made stale.
+
+MkDocs' own `serve` rebuilds on every change but never records, and holds every request after a failed build until
+one succeeds, so an edited snippet left the browser waiting. Here a watcher sees every edit of what the state reads
+(a snippet, a page, a `values.yml`, `mkdocs.yml`, ...), runs the record step where the state says `make record`
+would fix something (in a process of its own, as `make record` runs: the hub's libraries read HF_HUB_OFFLINE once,
+and a snippet cannot break the preview), and only then asks MkDocs' live-reload server for a build. The pages stay
+served while the record step runs. The build renders a state that cannot be published anyway (the extension's
+`preview` option): every page opens with its problems and what the record step said, which the terminal shows too;
+and a build that fails all the same serves a page saying why, never a request left waiting.
+
+It uses MkDocs' public entry points as `mkdocs serve` does (`load_config`, `build`, `LiveReloadServer`); the server
+watches a file the watcher touches when a build is due, and the theme's and the docs folder's other files.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import MkDocsException
+from mkdocs.livereload import LiveReloadServer
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from recorder import state
+from recorder.errors import RecorderError
+from recorder.pinned import GENERATED, OUTPUTS_DIR, PUBLISHED_DIR, REQUIREMENTS, SNIPPETS_DIR
+from recorder.record.project import NOTEBOOKS_DIR, Project
+from recorder.record.store import LOCK, TRANSACTION
+from recorder.render.compat_page import COMPAT_DIR
+from recorder.render.conversion import EXTENSION
+from recorder.render.pages import visible
+
+log = logging.getLogger("mkdocs.recorder.preview")
+QUIET_SECONDS = 0.3  # an editor's save is several events, a record run many: act once they stop
+# Written while a file is replaced, or by the record step for itself: no edit of an input.
+_NOT_EDITS = re.compile(rf"(^|/)(\.[^/]*\.tmp|{re.escape(LOCK)}|{re.escape(TRANSACTION)}(/.*)?|__pycache__(/.*)?)$")
+
+
+class Preview:
+    """What the preview keeps between builds: what the record step said when it last failed, and what the last
+    build was asked for."""
+
+    def __init__(self, config_file: Path, timeout: float, trigger: Path) -> None:
+        self.config_file, self.timeout, self.trigger = config_file, timeout, trigger
+        self.note = ""  # what the record step said when it last failed on this state; "" when it did not
+        self.tried = ""  # the digest of the state the record step last ran on
+        self.asked = ("", "")  # the digest and the note of the last build asked for
+        self.lock = threading.Lock()  # a refresh and a build never run at once: both read and write the state
+        self.changed = threading.Event()
+
+    def refresh(self) -> None:
+        """Record what is stale, unless the record step ran on this very state already; then ask for a build if the
+        state or what the record step said changed since the last."""
+        with self.lock:
+            try:
+                found = self._recorded(state.current(Project.load(self.config_file.parent, self.config_file)))
+            except RecorderError as error:  # the configuration cannot be read: the build says why
+                found, self.note = None, str(error)
+            asked = (found.digest if found else "", self.note)
+            if asked != self.asked:
+                self.asked = asked
+                self.trigger.write_text(f"{asked}\n", encoding="utf-8")
+
+    def _recorded(self, found: state.State) -> state.State:
+        """The state once the record step ran on it, where it has something to record."""
+        if not found.recordable:
+            self.note = ""
+            return found
+        if found.digest == self.tried:
+            return found
+        self.tried = found.digest
+        log.info("Recording what the change made stale")
+        command = [sys.executable, "-m", "recorder", "--root", str(self.config_file.parent), "record"]
+        ran = subprocess.run([*command, "--timeout", str(self.timeout)], stderr=subprocess.PIPE, text=True)
+        sys.stderr.write(ran.stderr)  # the terminal shows what it said, as `make record` would
+        self.note = _error(ran)
+        return state.current(Project.load(self.config_file.parent, self.config_file))
+
+    def watch(self) -> None:
+        """Refresh after each edit, once its events stop: forever, in a thread of its own."""
+        while True:
+            self.changed.wait()
+            while self.changed.wait(QUIET_SECONDS):
+                self.changed.clear()
+            self.refresh()
+
+    def folders(self, config: MkDocsConfig) -> list[Path]:
+        """Where an edit can change the state: the folders it reads, and the project's (for mkdocs.yml)."""
+        root = self.config_file.parent
+        found = [
+            root / SNIPPETS_DIR,
+            root / OUTPUTS_DIR,
+            root / PUBLISHED_DIR,
+            root / COMPAT_DIR,
+            Path(config.docs_dir),
+        ]
+        return [folder for folder in found if folder.is_dir()]
+
+
+class _Edits(FileSystemEventHandler):
+    """Tells the preview of each edit of a file it reads: not of the state's own files, nor the record step's."""
+
+    def __init__(self, preview: Preview, docs_dir: Path) -> None:
+        self.preview, self.generated = preview, docs_dir / GENERATED
+        root = preview.config_file.parent
+        self.files = {preview.config_file, root / REQUIREMENTS}
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.is_directory:
+            return
+        for path in map(Path, filter(None, (str(event.src_path), str(getattr(event, "dest_path", "") or "")))):
+            if self._edits_an_input(path):
+                self.preview.changed.set()
+
+    def _edits_an_input(self, path: Path) -> bool:
+        root = self.preview.config_file.parent
+        if path.parent == root:  # the project's folder is watched for two files only
+            return path in self.files
+        return not path.is_relative_to(self.generated) and not _NOT_EDITS.search(path.relative_to(root).as_posix())
+
+
+class _Builds:
+    """The builds the live-reload server asks for, each with the preview's options; a build that fails serves a
+    page saying why in place of every page."""
+
+    def __init__(self, preview: Preview, site_dir: Path, address: str) -> None:
+        self.preview, self.site_dir, self.address = preview, site_dir, address
+        self.url = f"http://{address}/"
+        self.failure: bytes | None = None  # the page served while the last build failed
+
+    def config(self) -> MkDocsConfig:
+        """The configuration as mkdocs.yml says now, with the preview's options; MkDocs' warnings are said, and a
+        state that cannot be published is shown, rather than stopping the build."""
+        config = load_config(str(self.preview.config_file), site_dir=str(self.site_dir), dev_addr=self.address)
+        config.strict, config.site_url = False, self.url
+        options = config.mdx_configs.setdefault(EXTENSION, {})
+        options.update(preview=True, preview_note=self.preview.note)
+        return config
+
+    def __call__(self, config: MkDocsConfig | None = None) -> None:
+        with self.preview.lock:
+            try:
+                build(config or self.config(), serve_url=self.url)
+                self.failure = None
+            except Exception as error:  # whatever it is: served as the page, or requests would wait for a next build
+                message = str(error) if isinstance(error, MkDocsException | RecorderError) else traceback.format_exc()
+                log.error("The preview cannot build the site: %s", message)
+                self.failure = _failure_page(message)
+                shutil.rmtree(self.site_dir, ignore_errors=True)
+                self.site_dir.mkdir()
+
+    def page(self, code: int) -> bytes | None:
+        """What the server sends for a missing file: the failure's page, else the site's own."""
+        if self.failure is not None:
+            return self.failure
+        found = self.site_dir / f"{code}.html"
+        return found.read_bytes() if found.is_file() else None
+
+
+def serve(config_file: Path, address: str, timeout: float) -> None:
+    """Record what is stale, build the site and serve it on `address`, then record and rebuild on each edit."""
+    _log_to_terminal()
+    signal.signal(signal.SIGTERM, _interrupt)  # stopped as by Ctrl-C: its folder is removed
+    with _folder() as folder:
+        preview = Preview(config_file.resolve(), timeout, folder / "build-due")
+        preview.refresh()
+        builds = _Builds(preview, folder / "site", address)
+        config = builds.config()
+        config.plugins.on_startup(command="serve", dirty=False)
+        host, port = address.rsplit(":", 1)
+        server = LiveReloadServer(builder=builds, host=host, port=int(port), root=str(builds.site_dir))
+        server.error_handler = builds.page
+        builds(config)
+        for path in [preview.trigger, *_other_files(config)]:
+            server.watch(str(path))
+        observer = Observer()
+        handler = _Edits(preview, Path(config.docs_dir))
+        for watched in preview.folders(config):
+            observer.schedule(handler, str(watched), recursive=True)
+        observer.schedule(handler, str(preview.config_file.parent), recursive=False)
+        observer.start()
+        threading.Thread(target=preview.watch, daemon=True).start()
+        try:
+            server.serve()
+        except KeyboardInterrupt:
+            log.info("Shutting down...")
+        finally:
+            server.shutdown()
+            observer.stop()
+            config.plugins.on_shutdown()
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _log_to_terminal() -> None:
+    """MkDocs' messages, and the preview's, on stderr, as `mkdocs serve` prints them."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)-8s-  %(message)s"))
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+
+
+@contextmanager
+def _folder() -> Iterator[Path]:
+    """A folder of the preview's own, for the built site and the file its server watches; removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="recorder-preview-"))
+    (folder / "site").mkdir()
+    (folder / "build-due").touch()
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _other_files(config: MkDocsConfig) -> list[Path]:
+    """What the server watches itself, no record ever needed: the theme's overrides and the docs folder's assets."""
+    docs = Path(config.docs_dir)
+    found = [Path(config.theme.custom_dir)] if config.theme.custom_dir else []
+    return found + [path for path in docs.iterdir() if path.is_dir() and path.name not in (GENERATED, NOTEBOOKS_DIR)]
+
+
+def _error(ran: subprocess.CompletedProcess[str]) -> str:
+    """What a failed record run said (its error, without the prefix); "" for one that succeeded."""
+    if ran.returncode == 0:
+        return ""
+    said = re.search(r"^error: ", ran.stderr, re.M)
+    return (ran.stderr[said.end() :] if said else ran.stderr).strip() or f"exited with status {ran.returncode}"
+
+
+def _failure_page(message: str) -> bytes:
+    """A page in place of every page while the site cannot be built: why, and it reloads itself until it can."""
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="2">'
+        "<title>The preview cannot build the site</title></head><body><h1>The preview cannot build the site</h1>"
+        f"<pre>{visible(message)}</pre><p>It builds again when you save a change; this page reloads itself.</p>"
+        "</body></html>"
+    ).encode()
