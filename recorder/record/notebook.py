@@ -147,13 +147,19 @@ def _notebook_problem(
     return None
 
 
-def update(project: Project, report: Callable[[str], None], manifest: dict[str, dict[str, Any]]) -> None:
-    """Rewrite each companion notebook that differs from what `generate` returns now; drop those of no part."""
+def update(
+    project: Project, report: Callable[[str], None], manifest: dict[str, dict[str, Any]], stale: set[str]
+) -> None:
+    """Rewrite each companion notebook that differs from what `generate` returns now; drop those of no part. One whose
+    part has `stale` outputs (snippet names) waits for them: a notebook never shows new code beside an old output."""
     shown = recorded(project, manifest=manifest)
     for path, name, part in _notebooks(project):
         if part is None:
             path.unlink()
             report(f"removed {name}, whose part is gone")
+            continue
+        if any(snippet.startswith(f"{part.name}/") for snippet in stale):
+            report(f"{name} left as it was until the outputs of its part are recorded")
             continue
         try:
             data = generate(project, shown, part)

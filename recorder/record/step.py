@@ -40,7 +40,8 @@ def recording(root: Path, report: Report) -> Iterator[Recording]:
         store.recover(root)
         current = Recording(discover(root), store.read_manifest(root))
         yield current
-        notebook.update(Project.load(root), report, current.manifest)  # written from what was stored
+        lagging = {problem.snippet for problem in store.stale_outputs(root, current.snippets, current.manifest)}
+        notebook.update(Project.load(root), report, current.manifest, lagging)  # written from what was stored
 
 
 def stale(root: Path, current: Recording, *, force: bool) -> list[Snippet]:
