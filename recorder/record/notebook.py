@@ -138,13 +138,18 @@ def _notebook_problem(
         return store.Problem("*", f"{name} cannot be generated: {error}", recordable=False)
     if not path.exists():
         return store.Problem("*", f"{name} is missing. Run `make record` and commit it.")
-    if path.read_bytes() != expected and not any(snippet.startswith(f"{part.name}/") for snippet in stale):
+    if path.read_bytes() != expected and not _lags(part, stale):
         return store.Problem(
             "*",
             f"{name} differs from what `make record` generates from {page}, its snippets and {REQUIREMENTS} "
             "(edited by hand, or not regenerated). Notebooks are never edited: run `make record` and commit it.",
         )
     return None
+
+
+def _lags(part: Part, stale: set[str]) -> bool:
+    """Whether an output of `part` is among the `stale` ones (snippet names): its notebook waits for them."""
+    return any(snippet.startswith(f"{part.name}/") for snippet in stale)
 
 
 def update(
@@ -158,7 +163,7 @@ def update(
             path.unlink()
             report(f"removed {name}, whose part is gone")
             continue
-        if any(snippet.startswith(f"{part.name}/") for snippet in stale):
+        if _lags(part, stale):
             report(f"{name} left as it was until the outputs of its part are recorded")
             continue
         try:

@@ -36,6 +36,7 @@ from mkdocs.exceptions import MkDocsException
 from mkdocs.livereload import LiveReloadServer
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
 
 from recorder import state
 from recorder.errors import RecorderError
@@ -132,7 +133,7 @@ class _Edits(FileSystemEventHandler):
         root = self.preview.config_file.parent
         if path.parent == root:  # the project's folder is watched for two files only
             return path in self.files
-        return not path.is_relative_to(self.generated) and not _NOT_EDITS.search(path.relative_to(root).as_posix())
+        return not path.is_relative_to(self.generated) and not _NOT_EDITS.search(path.as_posix())
 
 
 class _Builds:
@@ -181,7 +182,10 @@ def serve(config_file: Path, address: str, timeout: float) -> None:
         preview = Preview(config_file.resolve(), timeout, folder / "build-due")
         preview.refresh()
         builds = _Builds(preview, folder / "site", address)
-        config = builds.config()
+        try:
+            config = builds.config()
+        except MkDocsException as error:  # nothing to serve, nor to watch yet
+            raise RecorderError(f"{config_file.name} cannot be read: {error}") from None
         config.plugins.on_startup(command="serve", dirty=False)
         host, port = address.rsplit(":", 1)
         server = LiveReloadServer(builder=builds, host=host, port=int(port), root=str(builds.site_dir))
@@ -189,13 +193,7 @@ def serve(config_file: Path, address: str, timeout: float) -> None:
         builds(config)
         for path in [preview.trigger, *_other_files(config)]:
             server.watch(str(path))
-        observer = Observer()
-        handler = _Edits(preview, Path(config.docs_dir))
-        for watched in preview.folders(config):
-            observer.schedule(handler, str(watched), recursive=True)
-        observer.schedule(handler, str(preview.config_file.parent), recursive=False)
-        observer.start()
-        threading.Thread(target=preview.watch, daemon=True).start()
+        observer = _watching(preview, config)
         try:
             server.serve()
         except KeyboardInterrupt:
@@ -204,6 +202,18 @@ def serve(config_file: Path, address: str, timeout: float) -> None:
             server.shutdown()
             observer.stop()
             config.plugins.on_shutdown()
+
+
+def _watching(preview: Preview, config: MkDocsConfig) -> BaseObserver:
+    """The watcher of what the state reads, started, and the thread that refreshes the preview after each edit."""
+    observer = Observer()
+    handler = _Edits(preview, Path(config.docs_dir))
+    for watched in preview.folders(config):
+        observer.schedule(handler, str(watched), recursive=True)
+    observer.schedule(handler, str(preview.config_file.parent), recursive=False)
+    observer.start()
+    threading.Thread(target=preview.watch, daemon=True).start()
+    return observer
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

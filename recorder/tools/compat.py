@@ -288,7 +288,7 @@ def _kept(
     return table
 
 
-def previous_table(root: Path, report: Report) -> dict[str, Any] | None:
+def _previous_table(root: Path, report: Report) -> dict[str, Any] | None:
     """compat/results.json, if it checks RELEASES with the pinned release as its reference: its rows not yet checked
     are all a run checks. None, said, where every row must be checked."""
     try:
@@ -306,7 +306,7 @@ def make_compat(root: Path, *, timeout: float, report: Report, force: bool = Fal
     """Check the rows of compat/results.json not yet checked (every row, with `force`) and merge them into it.
     Returns whether the table was written."""
     installs = plan(root, RELEASES)
-    previous = None if force else previous_table(root, report)
+    previous = None if force else _previous_table(root, report)
     snippets = discover(root)
     if previous is not None and not unchecked(root, previous, snippets) and set(previous["snippets"]) == set(snippets):
         report(f"every row of {RESULTS} is checked: nothing to run (FORCE=1 checks every row again).")
