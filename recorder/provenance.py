@@ -345,10 +345,10 @@ def _model(origin: Origin, short: bool) -> str:
         return f"{described} in the snippet, not loaded by the record step; the article states " + (
             "no revision for this output" if stated is None else f"revision {_hash(stated, short)}"
         )
-    if origin.kind == "configuration":
-        built = f"{RANDOM_MODELS}: none of GPT-2's weights loaded"
-        tokenizer = f"; {described}, its tokenizer only, loaded from these files: {_hashes(files, short)}"
-        return built + (tokenizer if files else "")
+    if origin.kind == "configuration":  # none of GPT-2's weights: its tokenizer's files at most
+        if not files:
+            return f"{RANDOM_MODELS}; no file of {described} loaded"
+        return f"{RANDOM_MODELS}; {described}, its tokenizer only, loaded from these files: {_hashes(files, short)}"
     if not files:
         return f"{described}, not loaded by the record step"
     only = "its tokenizer only (no weights), " if origin.kind == "tokenizer" else ""
