@@ -258,7 +258,7 @@ FIRST_SCREEN = {"width": 1280, "height": 800}
 
 @pytest.mark.parametrize("path", ["", *(built_path(part.page) for part in PARTS)])
 def test_the_first_screen_of_the_series_and_each_part_is_about_gpt2(visit: Visit, path: str) -> None:
-    """At 1280 × 800, the text of the article above the fold names GPT-2 and none of the machinery's words."""
+    """At 1280 by 800 pixels, the text of the article above the fold names GPT-2 and none of the machinery's words."""
     visit.page.set_viewport_size(FIRST_SCREEN)
     page = visit.open(path)
     text = page.locator("article").evaluate("""article => {
