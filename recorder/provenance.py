@@ -17,7 +17,7 @@ NOT_RERUN = "not run against GPT-2 by the record step"
 STAND_IN = "GPT-2's configuration with one layer, its real tokenizer, random weights"
 STAND_INS = f"two stand-in models ({STAND_IN})"
 # What a snippet that builds its own models runs on (`Loads` "configuration"), as every page words it.
-RANDOM_MODELS = "models built from GPT-2's configuration, with random weights"
+RANDOM_MODELS = "models built from GPT-2's configuration, without its trained weights"
 # The versions a reader needs to reproduce an output, in the order its line names them; its record names all.
 _LINE_VERSIONS = ("transformers", "torch", "python")
 NAMES = {"python": "Python"}  # how a package is named where it is not by its own name

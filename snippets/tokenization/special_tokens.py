@@ -8,7 +8,7 @@ for role in ["bos_token", "eos_token", "unk_token", "pad_token"]:
     print(f"{role:9}  {getattr(tokenizer, role)!r}")
 
 print(f"'hi' → {tokenizer.encode('hi')}")
-print(f"'<|endoftext|>' → {tokenizer.encode('<|endoftext|>')}")
-split = tokenizer.encode("<|endoftext|>", split_special_tokens=True)
-print(f"'<|endoftext|>', split_special_tokens=True → {split}")
+print(f"'hi<|endoftext|>' → {tokenizer.encode('hi<|endoftext|>')}")
+split = tokenizer.encode("hi<|endoftext|>", split_special_tokens=True)
+print(f"'hi<|endoftext|>', split_special_tokens=True → {split}")
 # --8<-- [end:special]
