@@ -21,10 +21,8 @@ try:
 except IndexError as error:
     print(f"{limit + 1} tokens: {type(error).__name__}: {error}")
 
-# --8<-- [start:within]
 last = ids[:, -limit:]  # the most recent tokens, for a text that goes on
 cut = tokenizer(text, truncation=True, max_length=limit, return_tensors="pt")["input_ids"]  # from the start
-# --8<-- [end:within]
 
 print("kept:", last.shape[1], "tokens; cut:", cut.shape[1], "tokens")
 # --8<-- [end:limit]

@@ -15,10 +15,8 @@ print("input_ids:", input_ids.tolist())
 print("positions:", positions.tolist())
 print("summed:", summed.shape)
 
-# --8<-- [start:compare]
 received = model(input_ids, output_hidden_states=True).hidden_states[0]
 print("eval mode, equal:", torch.equal(received, summed))
-# --8<-- [end:compare]
 
 model.train()  # dropout on, as in training
 received = model(input_ids, output_hidden_states=True).hidden_states[0]
