@@ -1,6 +1,6 @@
-"""The position table is a layer of GPT-2, `transformer.wpe`, beside the token table `wte`: its size, and how many
-of the model's parameters it holds. Counted on a model of GPT-2's full configuration (twelve blocks, random
-weights): a count depends on the sizes alone."""
+"""The position table is a layer of GPT-2, `transformer.wpe`, beside the token table `wte`: its size, that it is one
+of the model's trainable parameters, and how many of them it holds. Counted on a model of GPT-2's full configuration
+(twelve blocks, random weights): a count depends on the sizes alone."""
 
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel
@@ -20,6 +20,8 @@ def count(parameters):
 print("blocks:", len(full_size.transformer.h))
 print(wpe)
 print(wte)
+print(f"wpe.weight registered: {any(parameter is wpe.weight for parameter in full_size.parameters())}")
+print(f"wpe.weight requires_grad: {wpe.weight.requires_grad}")
 print(f"wpe: {count([wpe.weight])} parameters")
 print(f"wte: {count([wte.weight])} parameters")
 print(f"transformer: {count(full_size.transformer.parameters())} parameters")
