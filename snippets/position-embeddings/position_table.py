@@ -1,13 +1,13 @@
 """The position table is a layer of GPT-2, `transformer.wpe`, beside the token table `wte`: its size, that it is one
-of the model's trainable parameters, and how many of them it holds. Counted on a model of GPT-2's full configuration
-(twelve blocks, random weights): a count depends on the sizes alone."""
+of the model's trainable parameters, and how many of them it holds. Counted on GPT-2 small's full configuration built
+on PyTorch's meta device, as Part 2 counts the model: a count needs the sizes alone, not values."""
 
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel
 
 # --8<-- [start:table]
-torch.manual_seed(0)
-full_size = GPT2LMHeadModel(GPT2Config())  # GPT-2 small's sizes, random weights
+with torch.device("meta"):  # every parameter gets its shape, and no memory for its values
+    full_size = GPT2LMHeadModel(GPT2Config())  # GPT-2 small's configuration, every block
 
 wpe = full_size.transformer.wpe
 wte = full_size.transformer.wte
