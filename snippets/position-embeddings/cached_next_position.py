@@ -1,6 +1,6 @@
 """Generating with a cache: the prompt's pass keeps its keys and values (`past_key_values`), and the next token is
-passed alone. It gets position n, the next one after the prompt's 0 to n - 1, and its logits are those a full pass
-over all n + 1 tokens gives it."""
+passed alone. It gets position n, the next one after the prompt's 0 to n - 1, and its logits match, within
+torch.allclose's tolerance, those a full pass over all n + 1 tokens gives it."""
 
 import torch
 
