@@ -17,12 +17,13 @@ vocabulary_size, positions_count, embedding_width = 50_257, 1_024, 768
 batch, tokens = 1, len(prompt_token_ids)
 ROW, GAP = 28, 8  # one token's row, and the space between two
 TOP = 76  # the first token's row
-IDS_X, IDS_WIDTH = 20, 72
-WTE_X, TABLE_WIDTH = 130, 150
-PLUS_X = 300
-POSITION_X, POSITION_WIDTH = 320, 48
-WPE_X = 406
-SUM_X, SUM_WIDTH = 594, 150
+KEY_WIDTH, TABLE_WIDTH, SUM_WIDTH = 72, 150, 150
+# Ids select rows of wte from the left, positions select rows of wpe from the right, and the sums sit between.
+IDS_X = 20
+WTE_X = IDS_X + KEY_WIDTH + 40
+SUM_X = WTE_X + TABLE_WIDTH + 50
+WPE_X = SUM_X + SUM_WIDTH + 50
+POSITION_X = WPE_X + TABLE_WIDTH + 40
 BOTTOM = TOP + tokens * (ROW + GAP) - GAP
 
 
@@ -39,14 +40,17 @@ def table(x: float, name: str, rows: int) -> None:
     figure.label(x + TABLE_WIDTH / 2, BOTTOM + 30, f"{rows:,} rows in all", "figure-word")
 
 
-def pick(x: float, width: float, y: float, key: int, table_x: float) -> None:
-    """A key (an id, a position), the arrow to its row of a table, and that row."""
+def pick(key_x: float, y: float, key: int, table_x: float, sum_edge: float) -> None:
+    """A key (an id, a position), the arrow to its row of a table, that row, and the arrow from it to the sum."""
     middle = y + ROW / 2
-    figure.box(x, y, width, ROW, "figure-cell")
-    figure.label(x + width / 2, middle, str(key), "figure-id")
-    figure.arrow(x + width, middle, table_x, middle)
+    key_edge, table_edge = (key_x + KEY_WIDTH, table_x) if key_x < table_x else (key_x, table_x + TABLE_WIDTH)
+    figure.box(key_x, y, KEY_WIDTH, ROW, "figure-cell")
+    figure.label(key_x + KEY_WIDTH / 2, middle, str(key), "figure-id")
+    figure.arrow(key_edge, middle, table_edge, middle)
     figure.box(table_x, y, TABLE_WIDTH, ROW, "figure-selected")
     figure.label(table_x + TABLE_WIDTH / 2, middle, f"row {key}", "figure-id")
+    row_edge = table_x + TABLE_WIDTH if table_x < sum_edge else table_x
+    figure.arrow(row_edge, middle, sum_edge, middle)
 
 
 figure = Figure(
@@ -54,28 +58,25 @@ figure = Figure(
     f"Each token's input to the first block: its row of wte.weight {[vocabulary_size, embedding_width]}, by id, "
     f"plus its row of wpe.weight {[positions_count, embedding_width]}, by position, giving hidden_states[0] "
     f"{[batch, tokens, embedding_width]}",
-    width=SUM_X + SUM_WIDTH + 20,
+    width=POSITION_X + KEY_WIDTH + 20,
     height=BOTTOM + 40,
 )
-heading(IDS_X + IDS_WIDTH / 2, "input_ids")
+heading(IDS_X + KEY_WIDTH / 2, "input_ids")
 table(WTE_X, "wte.weight", vocabulary_size)
-heading(POSITION_X + POSITION_WIDTH / 2, "position")
-table(WPE_X, "wpe.weight", positions_count)
 heading(SUM_X + SUM_WIDTH / 2, "hidden_states[0]", [batch, tokens, embedding_width])
+table(WPE_X, "wpe.weight", positions_count)
+heading(POSITION_X + KEY_WIDTH / 2, "position")
 
 # First each token's id and the row of wte it selects, then each position, the row of wpe it selects, and the sum of
 # the two rows: the ids, then the positions, as the text alternative states them.
 for position, token_id in enumerate(prompt_token_ids):
     with figure.group("figure-pick"):
-        pick(IDS_X, IDS_WIDTH, TOP + position * (ROW + GAP), token_id, WTE_X)
+        pick(IDS_X, TOP + position * (ROW + GAP), token_id, WTE_X, SUM_X)
 for position in range(tokens):
     y = TOP + position * (ROW + GAP)
-    middle = y + ROW / 2
     with figure.group("figure-pick"):
-        figure.label(PLUS_X + 4, middle, "+", "figure-heading")
-        pick(POSITION_X, POSITION_WIDTH, y, position, WPE_X)
-        figure.arrow(WPE_X + TABLE_WIDTH, middle, SUM_X, middle)
+        pick(POSITION_X, y, position, WPE_X, SUM_X + SUM_WIDTH)
         figure.box(SUM_X, y, SUM_WIDTH, ROW, "figure-cell figure-result")
-        figure.label(SUM_X + SUM_WIDTH / 2, middle, f"sum: {embedding_width} values", "figure-value")
+        figure.label(SUM_X + SUM_WIDTH / 2, y + ROW / 2, f"row + row: {embedding_width} values", "figure-value")
 
 figure.print()
