@@ -203,7 +203,7 @@ def write_plain_pages(root: Path) -> None:
         prepared = prepare(parse(body), shown)
         expanded = "\n".join(with_fences(body.split("\n"), prepared))
         for directive, html in prepared.outputs:  # each alone in its paragraph
-            expanded = expanded.replace(f"\n{directive.text}\n", f"\n{html}\n", 1)
+            expanded = expanded.replace(f"\n{directive.indent}{directive.text}\n", f"\n{directive.indent}{html}\n", 1)
         for text, value in prepared.values.items():
             expanded = expanded.replace(text, value)
         if path.stem in shown.parts:  # under its title, the link the extension adds to the part's notebook

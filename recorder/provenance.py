@@ -16,6 +16,8 @@ NOT_RERUN = "not run against GPT-2 by the record step"
 # What the published outputs are checked against (`recorder.record.published.create_stand_ins`), as every page words it.
 STAND_IN = "GPT-2's configuration with one layer, its real tokenizer, random weights"
 STAND_INS = f"two stand-in models ({STAND_IN})"
+# What a snippet that builds its own models runs on (`Loads` "configuration"), as every page words it.
+RANDOM_MODELS = "models built from GPT-2's configuration, without its trained weights"
 # The versions a reader needs to reproduce an output, in the order its line names them; its record names all.
 _LINE_VERSIONS = ("transformers", "torch", "python")
 NAMES = {"python": "Python"}  # how a package is named where it is not by its own name
@@ -50,7 +52,9 @@ def backticks(text: Any) -> str:
 class Origin:
     """Who produced an output, on what of GPT-2, with which versions, when: its manifest entry, read once."""
 
-    kind: str | None  # "published" (the article's run), "weights", "tokenizer", or None: no model
+    # "published" (the article's run), "weights", "configuration" (models built from GPT-2's configuration, with
+    # random weights), "tokenizer", or None: no model
+    kind: str | None
     model: Mapping[str, Any]  # id, revision and files (name -> sha256); empty without a model
     versions: Mapping[str, Any]  # what it ran with; for the published run, what the article states, if anything
     recorded_at: str  # for the published run: when it was checked here against the stand-ins
@@ -110,6 +114,9 @@ class Origin:
         files = self.model.get("files") or {}
         if self.kind == "tokenizer":
             return f"GPT-2's tokenizer {pinned}, {' and '.join(map(code, files))} sha256 verified"
+        if self.kind == "configuration":
+            tokenizer = f", and GPT-2's tokenizer {pinned}, {' and '.join(map(code, files))} sha256 verified"
+            return f"{RANDOM_MODELS}{tokenizer if files else ''}"
         if self.kind == "weights":
             return f"GPT-2 {pinned}, weights sha256 {code(str(files.get(WEIGHTS_FILE))[:SHORT_HASH] + '…')} verified"
         return f"GPT-2 {pinned}"
@@ -186,6 +193,10 @@ def _origin_kinds(article: str, in_prose: str) -> dict[str | None, tuple[str, st
         "tokenizer": (
             "comes from a snippet the record step ran with GPT-2's tokenizer alone",
             "come from snippets the record step ran with GPT-2's tokenizer alone",
+        ),
+        "configuration": (
+            f"comes from a snippet the record step ran on {RANDOM_MODELS} (no trained weights)",
+            f"come from snippets the record step ran on {RANDOM_MODELS} (no trained weights)",
         ),
         "weights": (
             "comes from a snippet the record step ran against GPT-2's weights, their sha256 verified",
@@ -334,6 +345,10 @@ def _model(origin: Origin, short: bool) -> str:
         return f"{described} in the snippet, not loaded by the record step; the article states " + (
             "no revision for this output" if stated is None else f"revision {_hash(stated, short)}"
         )
+    if origin.kind == "configuration":  # none of GPT-2's weights: its tokenizer's files at most
+        if not files:
+            return f"{RANDOM_MODELS}; no file of {described} loaded"
+        return f"{RANDOM_MODELS}; {described}, its tokenizer only, loaded from these files: {_hashes(files, short)}"
     if not files:
         return f"{described}, not loaded by the record step"
     only = "its tokenizer only (no weights), " if origin.kind == "tokenizer" else ""

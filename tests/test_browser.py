@@ -250,6 +250,32 @@ def test_a_part_s_page_renders_its_headings_code_and_outputs(visit: Visit, part:
     screenshot_whole_page(page, ARTIFACTS / f"{part.name}.png")
 
 
+# What a reader who came to learn GPT-2 should not meet before the subject: the machinery behind the outputs, which
+# the line under each output and the Provenance page explain.
+MACHINERY_WORDS = re.compile(r"record step|hash|manifest|stand-in|page build|\borigins?\b", re.IGNORECASE)
+FIRST_SCREEN = {"width": 1280, "height": 800}
+
+
+@pytest.mark.parametrize("path", ["", *(built_path(part.page) for part in PARTS)])
+def test_the_first_screen_of_the_series_and_each_part_is_about_gpt2(visit: Visit, path: str) -> None:
+    """At 1280 by 800 pixels, the text of the article above the fold names GPT-2 and none of the machinery's words."""
+    visit.page.set_viewport_size(FIRST_SCREEN)
+    page = visit.open(path)
+    text = page.locator("article").evaluate("""article => {
+        const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+        const seen = [];
+        while (walker.nextNode()) {
+            const range = document.createRange();
+            range.selectNodeContents(walker.currentNode);
+            const box = range.getBoundingClientRect();
+            if (box.height > 0 && box.top < innerHeight) seen.push(walker.currentNode.textContent);
+        }
+        return seen.join(" ");
+    }""")
+    assert "GPT-2" in text, text
+    assert not MACHINERY_WORDS.search(text), f"{path or 'Series'}: {MACHINERY_WORDS.findall(text)} in {text!r}"
+
+
 def visible(elements: Locator) -> list[bool]:
     """Whether each element takes room on the page and is not hidden, as Playwright's is_visible, at once."""
     return elements.evaluate_all("""elements => elements.map(element => {

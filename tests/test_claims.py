@@ -17,7 +17,7 @@ PROJECT = Project.load(ROOT)
 MANIFEST = store.read_manifest(ROOT)
 SNIPPETS = discover(ROOT)
 DOCS = ROOT / "docs"
-SERIES = (DOCS / "index.md").read_text(encoding="utf-8")
+PROVENANCE = (DOCS / "provenance.md").read_text(encoding="utf-8")
 PARTS = PROJECT.parts()
 # A model class imported from Transformers, as the record step reads one (a model built from a configuration loads
 # nothing: only `from_pretrained` on such a class does).
@@ -108,17 +108,17 @@ def test_a_page_that_reads_a_gradient_claims_no_more_than_the_checks_show(path: 
         assert "`.grad` always has the shape of the parameter it belongs to" in text
 
 
-def test_the_series_page_states_the_publishing_rule_the_code_applies() -> None:
+def test_the_provenance_page_states_the_publishing_rule_the_code_applies() -> None:
     """Published: exactly the snippets that load GPT-2's weights, which the code reads as `from_pretrained` called
     on a model class; the page says that, and no longer that every output is recorded from running its file."""
     published = {name for name, entry in MANIFEST.items() if entry["origin"] == "published"}
     assert published == {name for name, snippet in SNIPPETS.items() if snippet.loads == "weights"}
-    assert "snippet that loads GPT-2's weights (one that calls `from_pretrained` on a model class)" in SERIES
-    assert "never typed by hand" not in SERIES and "that depend on GPT-2's real weights" not in SERIES
-    assert f"the article *{PROJECT.options.published_article}*" in SERIES
+    assert "snippet that loads GPT-2's weights (one that calls `from_pretrained` on a model class)" in PROVENANCE
+    assert "never typed by hand" not in PROVENANCE and "that depend on GPT-2's real weights" not in PROVENANCE
+    assert f"the article *{PROJECT.options.published_article}*" in PROVENANCE
     stated = PROJECT.options.published_with
-    assert len(stated) == 1, "the Series page says the article states a revision and a release for one output only"
-    assert "for one of these outputs only" in SERIES
+    assert len(stated) == 1, "the page says the article states a revision and a release for one output only"
+    assert "for one of these outputs only" in PROVENANCE
 
 
 STAND_IN_PAGES = sorted(

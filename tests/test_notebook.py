@@ -119,6 +119,15 @@ def test_first_cell_installs_the_pinned_packages_the_imports_need(part: Part) ->
         if canonicalize_name(name) in requirements
     }
     assert sorted(installed, key=str.lower) == sorted((requirements[name] for name in needed), key=str.lower)
+    # PyTorch's CPU index is suggested where the cell installs PyTorch, and only there.
+    installs_torch = any(pin.startswith("torch==") for pin in installed)
+    assert ("download.pytorch.org/whl/cpu" in notebook(part).cells[0].source) == installs_torch
+
+
+def test_some_notebook_installs_pytorch_and_some_does_not() -> None:
+    """Both sides of the CPU index's suggestion are checked on a real notebook."""
+    installs = {part.name: "torch==" in notebook(part).cells[1].source for part in PARTS}
+    assert set(installs.values()) == {True, False}, installs
 
 
 def imported_names(source: str) -> list[tuple[str, str]]:

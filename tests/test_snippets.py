@@ -27,6 +27,10 @@ def test_output_matches_what_the_site_shows(name: str, stand_in_outputs: list[di
     assert exact + by_form == len(recorded.splitlines()) > 0
     if SNIPPETS[name].loads != "weights":
         assert by_form == 0, "a snippet that loads no weights must print the same thing every time"
+        # Run for real here (the stand-in plays no part in what it prints): its recorded output, byte for byte. An
+        # output edited by hand, its hash in the manifest edited to match, is caught here.
+        recorded_bytes = (ROOT / "outputs" / f"{name}.txt").read_bytes()
+        assert all(run[name].encode() == recorded_bytes for run in stand_in_outputs), f"outputs/{name}.txt"
 
 
 def test_only_published_outputs_of_snippets_that_load_weights_depend_on_weight_values(
@@ -50,19 +54,22 @@ def test_what_a_snippet_loads_is_read_from_its_imports() -> None:
         expected = (
             "weights"
             if re.search(r"Model\w*\.from_pretrained\(", text)
+            else "configuration"
+            if re.search(r"^from transformers import .*(Model|For[A-Z])", text, re.M)
             else "tokenizer"
             if re.search(r"from_pretrained\(|hf_hub_download\(", text)
             else None
         )
         assert snippet.loads == expected, name
+        assert snippet.reads_tokenizer == bool(re.search(r"from_pretrained\(|hf_hub_download\(", text)), name
         kinds.add(expected)
-    assert kinds == {"weights", "tokenizer", None}, f"every kind is checked on some snippet, not only {kinds}"
+    assert kinds == {"weights", "configuration", "tokenizer", None}, f"every kind is checked, not only {kinds}"
 
 
 LOADERS = {
     "from_config": (
         "from transformers import GPT2Config, GPT2LMHeadModel\nGPT2LMHeadModel(GPT2Config())\n",
-        "tokenizer",
+        "configuration",
     ),
     "from_pretrained": (
         "from transformers import GPT2LMHeadModel\nGPT2LMHeadModel.from_pretrained('gpt2')\n",
@@ -83,7 +90,7 @@ def test_weights_are_loaded_by_from_pretrained_on_a_model_class_never_by_buildin
     source, expected = LOADERS[case]
     (tmp_path / "snippets" / "part").mkdir(parents=True)
     (tmp_path / "snippets" / "part" / "example.py").write_text(source, encoding="utf-8")
-    # Built from a configuration, a model class counts as any other import from transformers: the tokenizer's files.
+    # Built from a configuration, a model class loads no weights: it runs on random ones.
     assert discover(tmp_path)["part/example"].loads == expected, case
 
 

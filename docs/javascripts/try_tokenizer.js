@@ -305,7 +305,7 @@ class TryTokenizer {
     const token = this.current[index];
     const name = element("code", {}, token.token);
     if (token.word === null) {
-      this.merges.replaceChildren(element("p", {}, name, ` is the special token, id ${token.id}: the text ${SPECIAL} always becomes it, and no merge makes it.`));
+      this.merges.replaceChildren(element("p", {}, name, ` is the special token, id ${token.id}: Transformers' tokenizer turns the text ${SPECIAL} into it unless told to split special tokens (split_special_tokens=True), and no merge makes it.`));
       return;
     }
     const steps = mergesOf(token);

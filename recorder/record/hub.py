@@ -153,7 +153,7 @@ def hub_failure(error: BaseException, source: str, loads: Loads | None) -> Downl
     where, fix = f"from the hub at {_endpoint()}", RETRY
     if constants.HF_HUB_OFFLINE:
         where = f"offline, from the Hugging Face cache at {constants.HF_HUB_CACHE}"
-        fix = (TOKENIZER_FILES_ONLY if loads == "tokenizer" else "") + GET_IT
+        fix = (TOKENIZER_FILES_ONLY if loads in ("tokenizer", "configuration") else "") + GET_IT
     return DownloadFailed(
         f"{source} could not get the model's files {where}: {_cause(error)}. "
         f"The hub, the network or the cache failed, not the snippet's code. {fix}"

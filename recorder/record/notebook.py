@@ -41,7 +41,9 @@ def generate(project: Project, shown: Recorded, part: Part) -> bytes:
     imports, pins = _imports(shown.root, blocks)
     sources = ["\n".join(imports), *(cell["source"] for cell in examples)]
     _check_runs(f"{project.docs_path}/{part.page}", sources, blocks)
-    introduction = _introduction(part.title, shown, blocks)
+    introduction = _introduction(
+        part.title, shown, blocks, installs_torch=any(pin.startswith("torch==") for pin in pins)
+    )
     cells = [
         {"cell_type": "markdown", "id": "about", "metadata": {}, "source": introduction},
         _cell("%pip install " + " ".join(pins), "install"),
@@ -230,7 +232,7 @@ def _imports_from_outside(path: Path, local: set[str]) -> Iterator[tuple[ast.Imp
                 yield node, alias, module
 
 
-def _introduction(title: str, shown: Recorded, blocks: list[Listing]) -> str:
+def _introduction(title: str, shown: Recorded, blocks: list[Listing], *, installs_torch: bool) -> str:
     """The first cell: the part, titled as the navigation titles it, and where each output comes from."""
     # The files of each origin, worded as the line under each output says it, without its day.
     origins: dict[str, dict[str, None]] = {}
@@ -239,11 +241,16 @@ def _introduction(title: str, shown: Recorded, blocks: list[Listing]) -> str:
             line = Origin.of(shown.manifest[block.name]).line(markdown=True)
             origins.setdefault(line, {})[f"`{SNIPPETS_DIR}/{block.file}`"] = None
     sources = "\n".join(f"- {', '.join(files)}: {origin}" for origin, files in origins.items())
+    # PyTorch's own index offers its CPU build, far smaller than the default one: worth saying where it installs.
+    torch_index = (
+        "\n(add `--extra-index-url https://download.pytorch.org/whl/cpu` to it for PyTorch's smaller CPU build)"
+        if installs_torch
+        else ""
+    )
     return f"""# {title}
 
 The companion notebook of this site's page *{title}*: every example of the page, one cell each,
-in the order the page shows them. Run the cells from top to bottom: the first installs the pinned packages
-(add `--extra-index-url https://download.pytorch.org/whl/cpu` to it for PyTorch's smaller CPU build),
+in the order the page shows them. Run the cells from top to bottom: the first installs the pinned packages{torch_index},
 the second imports what the examples use, and the examples that use GPT-2 download its files
 from the Hugging Face hub at the pinned revision.
 

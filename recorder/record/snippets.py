@@ -31,14 +31,16 @@ from recorder.record.project import part_names
 # Packages whose version can change what a snippet prints, by what the snippet loads.
 VERSIONED_PACKAGES = ("torch", "transformers", "tokenizers", "safetensors", "huggingface_hub")
 # A name imported from transformers that loads weights: a pipeline, or a model class on which `from_pretrained` is
-# called (or anything unknown is: `cls = AutoModel; cls.from_pretrained`). A model built from a configuration,
-# `GPT2LMHeadModel(GPT2Config())`, has random weights and reaches nothing. Any other import from transformers or
-# huggingface_hub reaches only the tokenizer's files.
+# called (or anything unknown is: `cls = AutoModel; cls.from_pretrained`). A model class imported without that builds
+# a model from a configuration, `GPT2LMHeadModel(GPT2Config())`, with random weights, and downloads nothing for it.
+# Any other import from transformers or huggingface_hub reaches only the tokenizer's files.
 _MODEL_CLASS = re.compile(r"Model|For[A-Z]", re.I)
 _PIPELINE = re.compile(r"pipeline", re.I)
 _HUB_LIBRARIES = {"transformers", "huggingface_hub"}
 
-Loads = Literal["weights", "tokenizer"]
+# What of GPT-2 a snippet runs on: its weights; models it builds from GPT-2's configuration, with random weights;
+# only its tokenizer's files.
+Loads = Literal["weights", "configuration", "tokenizer"]
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,8 @@ class Snippet:
     path: Path
     sources: tuple[Path, ...]  # the file and the local modules it imports, transitively
     imports: frozenset[str]  # top-level third-party modules imported by any of `sources`
-    loads: Loads | None  # what of GPT-2 it loads from the hub: its weights, only its tokenizer, or nothing
+    loads: Loads | None  # what of GPT-2 it runs on: its weights, models built from its configuration, its tokenizer
+    reads_tokenizer: bool = False  # whether it reads the tokenizer's files from the hub (or the cache)
 
     @property
     def part(self) -> str:
@@ -126,7 +129,23 @@ def _loads(modules: list[_Module]) -> Loads | None:
     if not imported:
         return None
     pretrained = set().union(*(found.pretrained for found in modules))
-    return "weights" if any(_reaches_weights(module, name, pretrained) for module, name in imported) else "tokenizer"
+    if any(_reaches_weights(module, name, pretrained) for module, name in imported):
+        return "weights"
+    return "configuration" if any(_builds_model(module, name) for module, name in imported) else "tokenizer"
+
+
+def _builds_model(module: str, name: str) -> bool:
+    """Whether `name`, imported from `module` and not loaded with `from_pretrained`, is a model class to build."""
+    return module == "transformers" and bool(_MODEL_CLASS.search(name))
+
+
+def _reads_tokenizer(modules: list[_Module]) -> bool:
+    """Whether the hub's files are read: `from_pretrained` on anything but a model class (which would load weights,
+    read apart), or a download function of huggingface_hub."""
+    names = {name for found in modules for name in found.names}
+    return any(found.pretrained for found in modules) or any(
+        module == "huggingface_hub" and "download" in name for module, name in names
+    )
 
 
 def import_path(part: Path) -> list[Path]:
@@ -157,6 +176,7 @@ def discover(root: Path) -> dict[str, Snippet]:
                     tuple(m.path for m in modules),
                     frozenset(third_party),
                     _loads(modules),
+                    _reads_tokenizer(modules),
                 )
     return snippets
 

@@ -140,9 +140,9 @@ def record(
         runnable = _reachable(targets, report)
         tokenizer = _prepare_tokenizer(runnable, pinned_files=pinned_files)
         runs = run_all(root, runnable, timeout=timeout, report=report)
-        models = _loaded_models(root, runs, tokenizer, pinned_files=pinned_files)
+        files = _loaded_files(root, runs, tokenizer, pinned_files=pinned_files)
         published.compare(root, runs, current.manifest, report)
-        changed = save(root, current, {run.snippet.name: (run.stdout, _executed(root, run, models)) for run in runs})
+        changed = save(root, current, {run.snippet.name: (run.stdout, _executed(root, run, files)) for run in runs})
         report(
             f"recorded {len(runs)} of {len(current.snippets)} snippets into {OUTPUTS_DIR}/{_unchanged(runs, changed)}"
         )
@@ -190,8 +190,10 @@ def _where(online: bool) -> str:
 
 
 def _prepare_tokenizer(targets: list[Snippet], *, pinned_files: bool) -> Path | None:
-    """The tokenizer's snapshot, if a target loads it: its files checked before any runs."""
-    if not any(snippet.loads == "tokenizer" for snippet in targets):
+    """The tokenizer's snapshot, where a target reads the tokenizer's files and one needs no weights (a model loaded
+    from the hub comes with its own): its files checked before any runs."""
+    reads = any(snippet.loads == "tokenizer" or snippet.reads_tokenizer for snippet in targets if snippet.loads)
+    if not reads or {snippet.loads for snippet in targets} <= {"weights"}:
         return None
     tokenizer = hub.tokenizer_snapshot()
     if pinned_files:
@@ -215,26 +217,36 @@ def _out_of_reach(root: Path, current: Recording, left: list[Snippet], report: R
         )
 
 
-def _loaded_models(
+def _loaded_files(
     root: Path, runs: list[Run], tokenizer: Path | None, *, pinned_files: bool
-) -> dict[str | None, dict[str, Any] | None]:
-    """The `model` of a run's manifest entry, by what its snippet loads: what of GPT-2, and its files' sha256."""
-    models: dict[str | None, dict[str, Any] | None] = {None: None}
-    if tokenizer is not None:
-        files = hub.digests(tokenizer, TOKENIZER_FILES, pinned=pinned_files)
-        models["tokenizer"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The sha256 of the tokenizer's files and of the weights' files that the runs read, each by file name."""
+    tokenizer_files = hub.digests(tokenizer, TOKENIZER_FILES, pinned=pinned_files) if tokenizer is not None else {}
+    weight_files: dict[str, str] = {}
     if any(run.snippet.loads == "weights" for run in runs):
         imported = [vars(module) for module in snippet_modules(root / SNIPPETS_DIR).values()]
         # The weight snippets' models only (runner.Run): one built from GPT-2's configuration has no revision.
         snapshot = hub.loaded_snapshot([*(run.namespace for run in runs), *imported])
-        files = hub.digests(snapshot, pinned=pinned_files)
-        models["weights"] = {"id": MODEL_ID, "revision": REVISION, "loaded": "weights", "files": files}
-    return models
+        weight_files = hub.digests(snapshot, pinned=pinned_files)
+    return tokenizer_files, weight_files
 
 
-def _executed(root: Path, run: Run, models: dict[str | None, dict[str, Any] | None]) -> dict[str, Any]:
+def _model(snippet: Snippet, files: tuple[dict[str, str], dict[str, str]]) -> dict[str, Any] | None:
+    """A run's `model` in the manifest: what of GPT-2 its snippet ran on, and the sha256 of the files it read (a
+    model built from GPT-2's configuration reads none of its own; the snippet may read the tokenizer's)."""
+    if snippet.loads is None:
+        return None
+    tokenizer_files, weight_files = files
+    read = weight_files if snippet.loads == "weights" else tokenizer_files
+    if snippet.loads == "configuration" and not snippet.reads_tokenizer:
+        read = {}
+    return {"id": MODEL_ID, "revision": REVISION, "loaded": snippet.loads, "files": read}
+
+
+def _executed(root: Path, run: Run, files: tuple[dict[str, str], dict[str, str]]) -> dict[str, Any]:
     """The manifest entry of a snippet this run executed."""
-    return entry(root, run.snippet, run.stdout, origin="executed", seconds=run.seconds, model=models[run.snippet.loads])
+    model = _model(run.snippet, files)
+    return entry(root, run.snippet, run.stdout, origin="executed", seconds=run.seconds, model=model)
 
 
 def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
