@@ -147,6 +147,8 @@ def printing(project: Path, example: Example, text: str) -> str:
 def test_the_preview_records_an_edit_and_says_on_the_page_why_it_cannot_record_another(
     project: Path, tmp_path: Path
 ) -> None:
+    """Two snippets edited at once: one is recorded and shown, the other needs GPT-2's weights, and its page says why
+    it is not, in place of its old output and at the top."""
     log = tmp_path / "serve.log"
     part, example = an_example(project, None)
     weights_part, weights_example = an_example(project, "weights")
@@ -155,17 +157,18 @@ def test_the_preview_records_an_edit_and_says_on_the_page_why_it_cannot_record_a
         page_when(page, lambda served: bool(served.select("div.recorded-output")), log)
 
         printing(project, example, "printed since the preview started")
+        printing(project, weights_example, "printed where GPT-2's weights are out of reach")
+
         code, output = shown(page_when(page, lambda served: "printed since" in shown(served, example)[1], log), example)
         assert output.endswith("printed since the preview started"), "recorded, with no command typed"
         assert "printed since the preview started" in code
-
-        printing(project, weights_example, "printed where GPT-2's weights are out of reach")
-        served = page_when(f"{url}{weights_part.name}/", lambda served: bool(served.select(".recorded-preview")), log)
+        served = page_when(
+            f"{url}{weights_part.name}/", lambda served: "out of reach" in shown(served, weights_example)[0], log
+        )
         said = served.select_one(".recorded-preview").get_text(" ")
         assert f"snippets/{weights_example.file} could not be recorded" in said and "make record PUBLISHED=1" in said
         assert f"snippets/{weights_example.file} changed since its output was recorded" in said
-        code, in_place = shown(served, weights_example)
-        assert "out of reach" in code and "changed since this output was recorded" in in_place, (
+        assert "changed since this output was recorded" in shown(served, weights_example)[1], (
             "never new code beside an old output"
         )
         assert f"snippets/{weights_example.file} could not be recorded" in log_when(log, "could not be recorded")
