@@ -34,7 +34,8 @@ print(f"lm_head.weight is wte.weight: {full_size.lm_head.weight is wte.weight}")
 # the model would hold wte's parameters twice).
 assert wpe.weight.shape == (full_size.config.n_positions, full_size.config.n_embd)
 named = dict(full_size.named_parameters(remove_duplicate=False))
-assert "lm_head.weight" in named and "lm_head.weight" not in dict(full_size.named_parameters())
+assert "lm_head.weight" not in dict(full_size.named_parameters()), "lm_head does not share wte's matrix here"
+assert "lm_head.weight" in named
 assert (
     sum(parameter.numel() for parameter in named.values())
     == sum(parameter.numel() for parameter in full_size.parameters()) + wte.weight.numel()

@@ -16,5 +16,5 @@ print(f"{table:,} of them in wte.weight ({table / total:.1%})")
 
 # What the page says of this count, checked whenever it runs: the output layer shares wte's matrix, and
 # `parameters()` yields a shared parameter once, so the output layer adds nothing to the total.
-assert meta_model.lm_head.weight is meta_model.transformer.wte.weight
+assert meta_model.lm_head.weight is meta_model.transformer.wte.weight, "lm_head does not share wte's matrix here"
 assert total == sum(p.numel() for name, p in meta_model.named_parameters() if not name.startswith("lm_head"))
