@@ -79,7 +79,7 @@ def notices(root: Path) -> list[str]:
         return []
     return [
         f"{counted(len(stale), 'row')} of the version table {'is' if len(stale) == 1 else 'are'} not yet checked "
-        f"(their snippets or outputs changed since {RESULTS} was made): run `make compat`, which checks only those, "
+        f"since {RESULTS} was made (a snippet or its output changed): run `make compat`, which checks only those, "
         f"and commit {RESULTS}."
     ]
 
