@@ -36,16 +36,16 @@ from typing import Any, NamedTuple
 
 from mkdocs.utils.meta import get_data
 
-from recorder.directives import parse
-from recorder.errors import RecorderError
-from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR, SNIPPETS_DIR
-from recorder.record import published
-from recorder.record.project import CONFIG_FILE, NOTEBOOKS_DIR, PLUGIN, Project, part_names
+from recorder.engines.plugin import EXTENSION
+from recorder.project.config import CONFIG_FILE, NOTEBOOKS_DIR, PLUGIN, SNIPPETS_DIR, Project, part_names
+from recorder.project.directives import parse
+from recorder.project.errors import RecorderError
+from recorder.project.manifest import MANIFEST_NAME, OUTPUTS_DIR
+from recorder.project.outputs import read_outputs
+from recorder.project.snippets import discover, import_path, local_modules
+from recorder.record import article
 from recorder.record.runner import QUIET_LIBRARIES
-from recorder.record.snippets import discover, import_path, local_modules
-from recorder.recorded import recorded
 from recorder.render.page import prepare, with_fences
-from recorder.render.plugin import EXTENSION
 
 PROJECT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).with_name("results.json")
@@ -180,7 +180,7 @@ def cells(root: Path) -> list[str]:
 def write_plain_config(root: Path) -> None:
     """The site's configuration with the plugin and the extension off, for the pages as they are (their directives as
     text) and for the pages of PLAIN_DOCS; llms.txt lists the same pages, whose sections the configuration itself
-    completes (recorder/state.py): llms.txt's Markdown of a page costs the same with the plugin or without."""
+    completes (recorder/check/state.py): llms.txt's Markdown of a page costs the same with the plugin or without."""
     config, entry = (root / CONFIG_FILE).read_text(encoding="utf-8"), f"  - {PLUGIN}:\n"
     assert config.count(entry) == 1, f"{CONFIG_FILE} lists the plugin other than as `{entry.strip()}` with options"
     config = config.replace(entry, f"{entry}      enabled: false\n")
@@ -196,7 +196,7 @@ def write_plain_pages(root: Path) -> None:
     """docs/ copied as PLAIN_DOCS, each page's directives replaced by what the extension renders them to: a fence
     for code, HTML for an output, a figure or a table, text for a value. Built plainly, they are the site's pages."""
     shutil.copytree(root / "docs", root / PLAIN_DOCS)
-    shown = recorded(Project.load(root))
+    shown = read_outputs(Project.load(root))
     for path in sorted((root / PLAIN_DOCS).glob("*.md")):
         page = path.read_text(encoding="utf-8")
         body = get_data(page)[0]
@@ -253,7 +253,7 @@ class Bench:
             "HF_HUB_CACHE": str(folder / "hub"),
             "NO_MKDOCS_2_WARNING": "1",
         }
-        published.create_stand_ins({folder / "hub": 1}, n_layer=12)
+        article.create_stand_ins({folder / "hub": 1}, n_layer=12)
         self.variants = self.commands(write_peer(folder / "peer", cells(self.copy)))
         self.prepare()
 

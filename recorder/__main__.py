@@ -8,11 +8,11 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from recorder import state
-from recorder.errors import RecorderError
-from recorder.pinned import REVISION, SNIPPETS_DIR
+from recorder.check import state
+from recorder.project.config import SNIPPETS_DIR, Project
+from recorder.project.errors import RecorderError
+from recorder.project.gpt2 import REVISION
 from recorder.record import hub
-from recorder.record.project import Project
 from recorder.record.runner import Report
 from recorder.record.step import DEFAULT_TIMEOUT, attach, record
 from recorder.tools import diff, pr_compat, pr_record
@@ -125,9 +125,9 @@ def _pull_request(args: argparse.Namespace, root: Path, progress: Report) -> int
 
 def _serve(root: Path, address: str, timeout: float) -> None:
     """The live preview; imported here, as only it needs MkDocs' server."""
-    from recorder.render import preview
+    from recorder.tools import serve
 
-    preview.serve(Project.load(root).config_file, address, timeout)
+    serve.serve(Project.load(root).config_file, address, timeout)
 
 
 def _tokenizer(report: Report) -> None:

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+from recorder.project.repository import VARIABLES as REPOSITORY_VARIABLES
 from recorder.record.runner import in_child
-from recorder.repository import VARIABLES as REPOSITORY_VARIABLES
 from support import ROOT, SEEDS, copy_project, offline_env, stand_ins_with_outputs, zensical_build
 
 pytest_plugins = ["snippet_coverage"]

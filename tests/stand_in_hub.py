@@ -26,8 +26,8 @@ from types import TracebackType
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
-from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE
-from recorder.record.snippets import sha256_file
+from recorder.project.gpt2 import MODEL_ID, REVISION, WEIGHTS_FILE
+from recorder.project.snippets import sha256_file
 
 Mode = Literal["healthy", "revision-missing", "drops-weights", "silent"]
 RESOLVE = re.compile(rf"/{re.escape(MODEL_ID)}/resolve/(?P<revision>[^/]+)/(?P<file>.+)")

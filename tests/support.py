@@ -70,8 +70,8 @@ def stand_ins_with_outputs(folder: Path) -> list[dict[str, str]]:
 
     These runs execute every snippet, so they are the ones coverage measures (tests/snippet_coverage.py), and
     only they: tracing the imports of torch and the making of the checkpoints too took 4 to 5 s longer."""
-    from recorder.record.published import make_stand_ins, run_trials
-    from recorder.record.snippets import discover
+    from recorder.project.snippets import discover
+    from recorder.record.article import make_stand_ins, run_trials
     from snippet_coverage import coverage_of_snippets, require_measured
 
     caches = {folder / f"seed-{seed}": seed for seed in SEEDS}
@@ -129,8 +129,8 @@ def build(project: Path) -> Built:
 
 def with_values(text: str) -> str:
     """`text` with each `{{ value NAME }}` replaced by the value the build reads for it."""
-    from recorder.record.project import Project
-    from recorder.recorded import recorded as read
+    from recorder.project.config import Project
+    from recorder.project.outputs import read_outputs as read
 
     recorded = read(Project.load(ROOT))
     return re.sub(r"\{\{ value ([-a-z0-9_/]+) \}\}", lambda match: recorded.value(match.group(1)), text)
@@ -141,7 +141,7 @@ def converted(markdown: str, recorded: Any, *extensions: str) -> str:
     `extensions`; raises the build's PageError where a directive cannot render."""
     from markdown import Markdown
 
-    from recorder.render.extension import RecordedOutputs
+    from recorder.engines.extension import RecordedOutputs
 
     class Reading(RecordedOutputs):
         def read(self) -> Any:

@@ -24,8 +24,8 @@ import pytest
 from nbformat.validator import get_validator
 
 from recorder.__main__ import main
+from recorder.project.config import Project, part_names
 from recorder.record import store
-from recorder.record.project import Project, part_names
 from recorder.record.runner import QUIET_LIBRARIES
 from recorder.record.step import record as store_record
 from support import ROOT, offline_env, snapshot

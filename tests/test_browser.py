@@ -27,10 +27,10 @@ from playwright.sync_api import (
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from transformers.convert_slow_tokenizer import bytes_to_unicode
 
-from recorder.directives import Compatibility, Directive, Example, Listing, Provenance, parse
-from recorder.provenance import SHORT_HASH
-from recorder.record.project import Part, Project
-from recorder.record.snippets import discover
+from recorder.project.config import Part, Project
+from recorder.project.directives import Compatibility, Directive, Example, Listing, Provenance, parse
+from recorder.project.provenance import SHORT_HASH
+from recorder.project.snippets import discover
 from recorder.render import compat_page
 from support import ROOT, gpt2_tokenizer
 from test_llms import shown_code

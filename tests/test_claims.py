@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from recorder.project.config import Part, Project
+from recorder.project.snippets import discover
 from recorder.record import store
-from recorder.record.project import Part, Project
-from recorder.record.snippets import discover
 from support import ROOT
 
 PROJECT = Project.load(ROOT)

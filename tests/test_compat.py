@@ -18,10 +18,10 @@ import pytest
 from bs4 import BeautifulSoup
 
 from recorder.__main__ import main
-from recorder.errors import RecorderError
+from recorder.project.config import Project
+from recorder.project.errors import RecorderError
+from recorder.project.snippets import discover, sha256_file
 from recorder.record import step, store
-from recorder.record.project import Project
-from recorder.record.snippets import discover, sha256_file
 from recorder.render import compat_page
 from recorder.render.compat_page import CompatError, render
 from recorder.tools import compat, pr_compat

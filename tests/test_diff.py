@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from recorder.__main__ import main
-from recorder.errors import RecorderError
-from recorder.pinned import REVISION, WEIGHTS_SHA256, short
+from recorder.project.errors import RecorderError
+from recorder.project.gpt2 import REVISION, WEIGHTS_SHA256, short
 from recorder.record import store
 from recorder.tools.diff import Outputs, render, report
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_FILE, short
+from recorder.project.gpt2 import MODEL_ID, REVISION, WEIGHTS_FILE, short
+from recorder.project.snippets import Snippet, discover
 from recorder.record.hub import PROBE_SECONDS, SILENT_SECONDS, DownloadFailed, snapshot_dir
 from recorder.record.runner import run_one
-from recorder.record.snippets import Snippet, discover
 from stand_in_hub import Snapshot, StandInHub
 from support import ROOT, snapshot
 
@@ -129,7 +129,7 @@ def test_a_hub_without_the_pinned_revision_is_named_as_the_cause(
     failed(
         result,
         f"error: the hub at {stand_in_hub.url} has no revision {REVISION} of {MODEL_ID}.",
-        "Check the revision pinned in recorder/pinned.py",
+        "Check the revision pinned in recorder/project/gpt2.py",
     )
     assert stand_in_hub.asked_for("HEAD", "config.json") == 1
     assert stand_in_hub.asked_for("GET", WEIGHTS_FILE) == 0

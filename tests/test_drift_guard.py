@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from mkdocs.utils.meta import get_data
 
+from recorder.project.config import Part, Project
+from recorder.project.snippets import Snippet, discover
+from recorder.project.values import templates
 from recorder.record import store
-from recorder.record.project import Part, Project
-from recorder.record.snippets import Snippet, discover
-from recorder.values import templates
 from support import ROOT, build, edit, snapshot
 
 PARTS = Project.load(ROOT).parts()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 import importlib
 
-from recorder.errors import RecorderError
-from recorder.record.project import ProjectError
+from recorder.project.config import ProjectError
+from recorder.project.errors import RecorderError
 from support import ROOT
 
 

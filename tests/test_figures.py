@@ -10,10 +10,10 @@ from xml.etree import ElementTree
 import pytest
 from mkdocs.utils.meta import get_data
 
-from recorder.errors import PageError
-from recorder.record.project import Part, Project
-from recorder.record.snippets import discover
-from recorder.render.pages import SVG_NAMESPACE, accessible_svg, checked_svg
+from recorder.project.config import Part, Project
+from recorder.project.errors import PageError
+from recorder.project.snippets import discover
+from recorder.render.html import SVG_NAMESPACE, accessible_svg, checked_svg
 from support import ROOT, build, edit, snapshot, with_values
 
 PARTS = Project.load(ROOT).parts()

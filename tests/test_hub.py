@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from recorder.errors import RecorderError
+from recorder.project.errors import RecorderError
 from recorder.record import hub
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from bench.run import MAKE
-from recorder.record import snippets, store
+from recorder.project import snippets
+from recorder.record import store
 from support import ROOT, offline_env, snapshot
 
 RECORDED_TORCH = {

@@ -176,10 +176,8 @@ def test_imports_are_read() -> None:
     found = graph()
     # A check over no imports would pass whatever the code did: these three are known to be there.
     assert "recorder/record/store.py" in found["recorder/record/step.py"], "record/step.py's imports were not read"
-    assert "recorder/state.py" in found["recorder/render/extension.py"], "the extension's imports were not read"
-    assert "recorder/record/published.py" in found["bench/run.py"], (
-        "`from recorder.record import published` was not read"
-    )
+    assert "recorder/check/state.py" in found["recorder/engines/extension.py"], "the extension's imports were not read"
+    assert "recorder/record/article.py" in found["bench/run.py"], "`from recorder.record import published` was not read"
 
 
 def test_no_import_cycle() -> None:
@@ -237,22 +235,22 @@ def test_the_checks_catch_a_cycle_and_an_import_up_the_layers() -> None:
     ]
     assert cycle({"recorder/a.py": {"recorder/b.py"}, "recorder/b.py": set()}) == []
     up = {
-        "recorder/record/store.py": {"recorder/record/notebook.py", "recorder/errors.py"},
-        "recorder/errors.py": {"recorder/render/plugin.py", "bench/run.py"},
-        "recorder/render/plugin.py": {
+        "recorder/record/store.py": {"recorder/record/notebook.py", "recorder/project/errors.py"},
+        "recorder/project/errors.py": {"recorder/engines/plugin.py", "bench/run.py"},
+        "recorder/engines/plugin.py": {
             "recorder/render/llms_markdown.py",
             "recorder/record/step.py",
             "recorder/__main__.py",
         },
-        "recorder/record/step.py": {"recorder/render/plugin.py"},
+        "recorder/record/step.py": {"recorder/engines/plugin.py"},
         "tools/audit.py": {"bench/run.py", "recorder/__main__.py", "tools/local_site.py"},
     }
     assert [line.split(":")[0] for line in upward(up)] == [
-        "recorder/errors.py (base) imports bench/run.py (bench)",
-        "recorder/errors.py (base) imports recorder/render/plugin.py (engines)",
-        "recorder/record/step.py (commands) imports recorder/render/plugin.py (engines)",
+        "recorder/project/errors.py (base) imports bench/run.py (bench)",
+        "recorder/project/errors.py (base) imports recorder/engines/plugin.py (engines)",
+        "recorder/record/step.py (commands) imports recorder/engines/plugin.py (engines)",
         "recorder/record/store.py (record) imports recorder/record/notebook.py (recorded)",
-        "recorder/render/plugin.py (engines) imports recorder/__main__.py (command line)",
+        "recorder/engines/plugin.py (engines) imports recorder/__main__.py (command line)",
         "tools/audit.py (tools) imports bench/run.py (bench)",
     ]
 

@@ -9,7 +9,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from recorder.record.project import Part, Project
+from recorder.project.config import Part, Project
 from support import ROOT, build, run_in
 
 PARTS = Project.load(ROOT).parts()

@@ -12,10 +12,10 @@ import pytest
 import yaml
 from mkdocs.utils.meta import get_data
 
-from recorder.directives import Example, Figure, Listing, parse
+from recorder.project.config import Part, Project
+from recorder.project.directives import Example, Figure, Listing, parse
+from recorder.project.outputs import read_outputs
 from recorder.record import store
-from recorder.record.project import Part, Project
-from recorder.recorded import recorded
 from support import ROOT
 
 DOCS = ROOT / "docs"
@@ -113,7 +113,7 @@ def test_llms_txt_lists_each_part_with_its_description_and_each_notebook(built_s
 
 def _nav_pages() -> list[str]:
     """The pages the navigation lists, in its order."""
-    from recorder.record.project import pages_of
+    from recorder.project.config import pages_of
 
     return [page for _, page in pages_of(PROJECT.nav)]
 
@@ -161,7 +161,7 @@ def test_the_provenance_page_s_markdown_lists_every_record_under_its_part(built_
 
 
 def _nav_titles() -> list[tuple[str, str]]:
-    from recorder.record.project import pages_of
+    from recorder.project.config import pages_of
 
     return pages_of(PROJECT.nav)
 

@@ -16,11 +16,11 @@ from mkdocs.utils.meta import get_data
 from nbclient import NotebookClient
 from packaging.utils import canonicalize_name
 
-from recorder.directives import Code, parse
-from recorder.errors import PageError
+from recorder.project.config import Part, Project
+from recorder.project.directives import Code, parse
+from recorder.project.errors import PageError
 from recorder.record import store
-from recorder.record.project import Part, Project
-from recorder.record.published import check
+from recorder.record.article import check
 from recorder.record.runner import QUIET_LIBRARIES
 from recorder.render.notebook_page import with_copy_scripts_last, without_remote_loaders
 from support import ROOT, build, offline_env

@@ -14,18 +14,18 @@ from bs4 import BeautifulSoup
 from markdown import Markdown
 from mkdocs.utils.meta import get_data
 
-from recorder.directives import Example, Figure, Listing, parse
-from recorder.errors import PageError
-from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256, short
-from recorder.provenance import Origin
+from recorder.project.config import Part, Project
+from recorder.project.directives import Example, Figure, Listing, parse
+from recorder.project.errors import PageError
+from recorder.project.gpt2 import MODEL_ID, REVISION, WEIGHTS_SHA256, short
+from recorder.project.outputs import highlighted_lines, in_prose_style, read_outputs
+from recorder.project.provenance import Origin
+from recorder.project.repository import Repository
+from recorder.project.snippets import pins
+from recorder.project.values import templates
 from recorder.record import store
-from recorder.record.project import Part, Project
-from recorder.record.snippets import pins
-from recorder.recorded import highlighted_lines, in_prose_style, recorded
+from recorder.render.html import SVG_NAMESPACE, render_output
 from recorder.render.page import prepare
-from recorder.render.pages import SVG_NAMESPACE, render_output
-from recorder.repository import Repository
-from recorder.values import templates
 from support import ROOT, converted, with_values
 
 DEMO = """\

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 import recorder.__main__ as command_line
+from recorder.project.snippets import discover
 from recorder.record import hub, store
-from recorder.record.snippets import discover
 from recorder.record.step import Recording, entry, save
 from recorder.tools import pr_record
 from support import ROOT, append

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from recorder.record.project import PLUGIN, Project, ProjectError
+from recorder.project.config import PLUGIN, Project, ProjectError
 from support import ROOT, build, edit
 
 # The plugin's entry in mkdocs.yml, up to its last option: a test adds one after it.
@@ -104,7 +104,7 @@ def test_mkdocs_yml_without_the_plugin_names_the_fix(project: Path) -> None:
 @pytest.mark.parametrize("front_matter", ["", "---\ndescription: '  '\ntitle: Parts\n---\n\n"])
 def test_a_part_whose_page_has_no_description_is_refused_with_the_fix(project: Path, front_matter: str) -> None:
     """The Series page would list it as "Part N: Title: ." and llms.txt with nothing to say."""
-    from recorder import state
+    from recorder.check import state
 
     part = Project.load(project).parts()[-1]
     page = project / "docs" / part.page

@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup, Tag
 
-from recorder.pinned import MODEL_ID, REVISION, WEIGHTS_SHA256
-from recorder.provenance import (
+from recorder.project.config import Project
+from recorder.project.gpt2 import MODEL_ID, REVISION, WEIGHTS_SHA256
+from recorder.project.outputs import Outputs, read_outputs
+from recorder.project.provenance import (
     LABELS,
     NOT_RERUN,
     SHORT_HASH,
@@ -26,12 +28,10 @@ from recorder.provenance import (
     origins,
     source_link,
 )
+from recorder.project.repository import Repository
 from recorder.record import store
-from recorder.record.project import Project
-from recorder.record.published import SEEDS, create_stand_ins
-from recorder.recorded import Recorded, recorded
-from recorder.render.pages import render_output
-from recorder.repository import Repository
+from recorder.record.article import SEEDS, create_stand_ins
+from recorder.render.html import render_output
 from support import ROOT, converted
 
 MANIFEST = store.read_manifest(ROOT)
@@ -277,7 +277,7 @@ def test_every_value_of_the_record_is_escaped() -> None:
     details = record(hostile)
     assert details.find_all(["script", "img"]) == []
     assert details.get_text().count(script) >= 5
-    scoped = Recorded(ROOT, {f"{script}/{script}": hostile}, {}, parts={script: script})
+    scoped = Outputs(ROOT, {f"{script}/{script}": hostile}, {}, parts={script: script})
     table = BeautifulSoup(converted("{{ provenance }}\n", scoped), "html.parser")
     assert table.find_all(["script", "img"]) == [] and table.get_text().count(script) >= 6
 

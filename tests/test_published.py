@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from recorder.__main__ import main
-from recorder.errors import RecorderError
-from recorder.pinned import REVISION
-from recorder.provenance import counted
-from recorder.record import published as published_module
+from recorder.project.config import Options, Project, ProjectError
+from recorder.project.errors import RecorderError
+from recorder.project.gpt2 import REVISION
+from recorder.project.provenance import counted
+from recorder.project.snippets import discover
+from recorder.record import article as published_module
 from recorder.record import store
-from recorder.record.project import Options, Project, ProjectError
-from recorder.record.published import check, form
-from recorder.record.snippets import discover
+from recorder.record.article import check, form
 from support import ROOT, edit, snapshot
 
 # The article's published outputs, `published/<part>/<stem>.txt`, by snippet name.

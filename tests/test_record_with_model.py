@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from recorder.__main__ import main
-from recorder.pinned import FILE_SHA256, MODEL_ID, REVISION, WEIGHTS_FILE
+from recorder.project.gpt2 import FILE_SHA256, MODEL_ID, REVISION, WEIGHTS_FILE
+from recorder.project.snippets import discover, sha256_file
 from recorder.record.hub import snapshot_dir
-from recorder.record.snippets import discover, sha256_file
 from support import ROOT, offline_env, snapshot
 
 SNIPPETS = discover(ROOT)
@@ -31,9 +31,9 @@ CONFIGURED = sorted(name for name, snippet in SNIPPETS.items() if snippet.loads 
 RECORD_WITH_STAND_IN_AS_PINNED = textwrap.dedent("""
     import os, sys
     from pathlib import Path
-    from recorder.pinned import TOKENIZER_FILES
+    from recorder.project.gpt2 import TOKENIZER_FILES
     from recorder.record import hub, step
-    from recorder.record.snippets import sha256_file
+    from recorder.project.snippets import sha256_file
     hub.WEIGHTS_SHA256 = sys.argv[1]
     stand_in = hub.snapshot_dir(Path(os.environ["HF_HUB_CACHE"]))  # its tokenizer files, as saved with it
     hub.FILE_SHA256 = {**hub.FILE_SHA256, **{name: sha256_file(stand_in / name) for name in TOKENIZER_FILES

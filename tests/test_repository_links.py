@@ -15,9 +15,9 @@ from bs4 import BeautifulSoup, Tag
 from mkdocs.utils.meta import get_data
 
 from conftest import made_once
-from recorder.directives import Example, Figure, parse
-from recorder.record.project import Part, Project
-from recorder.repository import VARIABLES, Repository, RepositoryError, from_environment, missing
+from recorder.project.config import Part, Project
+from recorder.project.directives import Example, Figure, parse
+from recorder.project.repository import VARIABLES, Repository, RepositoryError, from_environment, missing
 from support import ROOT, offline_env
 from test_site_security import external_fetches
 

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from recorder.directives import Example, parse
-from recorder.record.project import Part, Project
-from recorder.record.snippets import Loads, discover
-from recorder.values import templates
+from recorder.project.config import Part, Project
+from recorder.project.directives import Example, parse
+from recorder.project.snippets import Loads, discover
+from recorder.project.values import templates
 from support import ZENSICAL, offline_env
 
 # How long the preview may take to start, record or rebuild before the test gives up: generous, as the machine may be

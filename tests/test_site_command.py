@@ -10,8 +10,8 @@ from subprocess import CompletedProcess
 import pytest
 
 from bench.run import MAKE
-from recorder.record.snippets import Snippet, discover
-from recorder.values import templates
+from recorder.project.snippets import Snippet, discover
+from recorder.project.values import templates
 from support import ROOT, append, snapshot
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from recorder.record.project import Part, Project
+from recorder.project.config import Part, Project
 from support import build, snapshot
 
 # What a snippet could print to attack the page its output is shown on.

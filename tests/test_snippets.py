@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from recorder.pinned import MODEL_ID, REVISION
+from recorder.project.gpt2 import MODEL_ID, REVISION
+from recorder.project.snippets import discover
 from recorder.record import store
-from recorder.record.published import check
-from recorder.record.snippets import discover
+from recorder.record.article import check
 from support import ROOT, offline_env
 
 SNIPPETS = discover(ROOT)

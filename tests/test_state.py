@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from recorder import state
-from recorder.directives import Example, Figure, parse
-from recorder.record.project import Part, Project
-from recorder.values import templates
+from recorder.check import state
+from recorder.project.config import Part, Project
+from recorder.project.directives import Example, Figure, parse
+from recorder.project.values import templates
 from support import ROOT, ZENSICAL, append, build, copy_project, edit, offline_env, run_in, zensical_build
 
 PROJECT = Project.load(ROOT)
@@ -299,9 +299,9 @@ NOT_RUN = re.compile(
 @pytest.mark.slow
 def test_a_build_whose_model_outputs_were_executed_says_so_and_nowhere_that_they_could_not_be(tmp_path: Path) -> None:
     """As the publish workflow records them: every published output executed against the pinned weights."""
-    from recorder.pinned import FILE_SHA256, MODEL_ID, REVISION, WEIGHTS_FILE
+    from recorder.project.gpt2 import FILE_SHA256, MODEL_ID, REVISION, WEIGHTS_FILE
+    from recorder.project.snippets import discover, versions_for
     from recorder.record import store
-    from recorder.record.snippets import discover, versions_for
     from recorder.record.step import record
 
     project = copy_project(tmp_path / "project")

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from recorder.pinned import FILE_SHA256, GENERATED
+from recorder.project.config import GENERATED
+from recorder.project.gpt2 import FILE_SHA256
 from recorder.render import tokenizer_files
 
 

@@ -8,10 +8,10 @@ from string import Formatter
 
 import pytest
 
-from recorder.errors import PageError
-from recorder.record.project import Project
-from recorder.recorded import recorded
-from recorder.values import Template, TemplateError, templates
+from recorder.project.config import Project
+from recorder.project.errors import PageError
+from recorder.project.outputs import read_outputs
+from recorder.project.values import Template, TemplateError, templates
 from support import ROOT
 
 PARTS = Project.load(ROOT).parts()
@@ -24,7 +24,7 @@ def template(*lines: str) -> Template:
 
 
 def test_every_declared_value_of_every_part_reads_from_its_output() -> None:
-    shown = recorded(Project.load(ROOT))
+    shown = read_outputs(Project.load(ROOT))
     assert shown.values and not shown.unreadable, shown.unreadable
     for part in PARTS:
         for found in templates(ROOT, part.name):
@@ -128,7 +128,7 @@ def test_a_value_two_outputs_print_differently_reads_from_neither_and_names_both
         ),
         encoding="utf-8",
     )
-    shown = recorded(Project.load(project))
+    shown = read_outputs(Project.load(project))
     with pytest.raises(PageError) as error:
         shown.value(f"{part}/shared")
     for text in (

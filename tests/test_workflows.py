@@ -154,7 +154,7 @@ def test_main_refuses_uncommitted_outputs_and_outputs_the_real_model_does_not_pr
     cache = next(step for step in steps if step.get("uses", "").startswith("actions/cache/restore@"))
     assert cache["with"]["path"] == "~/.cache/huggingface"
     revision_step = next(step for step in steps if step.get("id") == "pin")
-    assert "from recorder.pinned import REVISION" in revision_step["run"]
+    assert "from recorder.project.gpt2 import REVISION" in revision_step["run"]
     assert "${{ steps.pin.outputs.revision }}" in cache["with"]["key"]
     committed = next(number for number, run in enumerate(runs) if "python -m recorder check" in run)
     record = runs.index("make record FORCE=1")  # every output again, with the hub's files

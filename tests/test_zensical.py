@@ -1,5 +1,5 @@
 """Zensical, MkDocs' successor, builds the same pages through the same Markdown extension,
-recorder.render.extension: every page reads the same as in the MkDocs build, a part's notebook is offered as a
+recorder.engines.extension: every page reads the same as in the MkDocs build, a part's notebook is offered as a
 download, and drift fails it too."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from bs4 import BeautifulSoup, Tag
 
-from recorder.record.project import Part, Project
+from recorder.project.config import Part, Project
 from support import ROOT, zensical_build
 
 PAGES = sorted(path.relative_to(ROOT / "docs").as_posix() for path in (ROOT / "docs").glob("*.md"))

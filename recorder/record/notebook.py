@@ -14,16 +14,17 @@ from typing import Any
 import nbformat
 from markdown import Markdown
 
-from recorder.directives import Example, Listing, parse
-from recorder.errors import PageError, RecorderError
-from recorder.pinned import REQUIREMENTS, SNIPPETS_DIR
-from recorder.provenance import Origin
-from recorder.record import snippets, store
-from recorder.record.project import NOTEBOOKS_DIR, Part, Project
-from recorder.recorded import Recorded, fence, recorded
+from recorder.project import provenance, snippets
+from recorder.project.config import NOTEBOOKS_DIR, REQUIREMENTS, SNIPPETS_DIR, Part, Project
+from recorder.project.directives import Example, Listing, parse
+from recorder.project.errors import PageError, RecorderError
+from recorder.project.findings import Finding, problem, recordable
+from recorder.project.manifest import Record
+from recorder.project.outputs import Outputs, fence, read_outputs
+from recorder.record import store
 
 
-def generate(project: Project, shown: Recorded, part: Part) -> bytes:
+def generate(project: Project, shown: Outputs, part: Part) -> bytes:
     """The notebook of `part`, as `make record` writes it and the build expects it."""
     markdown = project.page(part.page)[0]
     blocks = [directive for directive in parse(markdown) if isinstance(directive, Listing)]
@@ -103,17 +104,16 @@ def _cell(source: str, cell_id: str, outputs: list[dict[str, str]] | None = None
     }
 
 
-def stale_notebooks(project: Project, shown: Recorded, stale: set[str]) -> list[store.Problem]:
+def stale_notebooks(project: Project, shown: Outputs, stale: set[str]) -> list[Finding]:
     """Each companion notebook that is missing, differs from what `generate` returns now, or belongs to no part. One
     whose part has `stale` outputs (snippet names) differs for their cause: `make record` rewrites it with them."""
     found = []
     for path, name, part in _notebooks(project):
         if part is None:
             found.append(
-                store.Problem(
-                    "*",
+                recordable(
                     f"{name} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). Delete it, or run "
-                    "`make record`, which does.",
+                    "`make record`, which does."
                 )
             )
         elif problem := _notebook_problem(project, shown, (path, name), part, stale):
@@ -122,27 +122,24 @@ def stale_notebooks(project: Project, shown: Recorded, stale: set[str]) -> list[
 
 
 def _notebook_problem(
-    project: Project, shown: Recorded, notebook: tuple[Path, str], part: Part, stale: set[str]
-) -> store.Problem | None:
+    project: Project, shown: Outputs, notebook: tuple[Path, str], part: Part, stale: set[str]
+) -> Finding | None:
     """What is wrong with the notebook of `part`, at its path, named so in messages; None if nothing is."""
     path, name = notebook
     page = f"{project.docs_path}/{part.page}"
     try:
         expected = generate(project, shown, part)
     except PageError:  # the page's own problems name the directive and its fix
-        return store.Problem(
-            "*",
+        return problem(
             f"{name} cannot be regenerated while the code or outputs {page} shows cannot be rendered: once they "
-            "can, run `make record`, which rewrites it, and commit it.",
-            recordable=False,
+            "can, run `make record`, which rewrites it, and commit it."
         )
     except RecorderError as error:
-        return store.Problem("*", f"{name} cannot be generated: {error}", recordable=False)
+        return problem(f"{name} cannot be generated: {error}")
     if not path.exists():
-        return store.Problem("*", f"{name} is missing. Run `make record` and commit it.")
+        return recordable(f"{name} is missing. Run `make record` and commit it.")
     if path.read_bytes() != expected and not _lags(part, stale):
-        return store.Problem(
-            "*",
+        return recordable(
             f"{name} differs from what `make record` generates from {page}, its snippets and {REQUIREMENTS} "
             "(edited by hand, or not regenerated). Notebooks are never edited: run `make record` and commit it.",
         )
@@ -154,12 +151,10 @@ def _lags(part: Part, stale: set[str]) -> bool:
     return any(snippet.startswith(f"{part.name}/") for snippet in stale)
 
 
-def update(
-    project: Project, report: Callable[[str], None], manifest: dict[str, dict[str, Any]], stale: set[str]
-) -> None:
+def update(project: Project, report: Callable[[str], None], records: dict[str, Record], stale: set[str]) -> None:
     """Rewrite each companion notebook that differs from what `generate` returns now; drop those of no part. One whose
     part has `stale` outputs (snippet names) waits for them: a notebook never shows new code beside an old output."""
-    shown = recorded(project, manifest=manifest)
+    shown = read_outputs(project, records=records)
     for path, name, part in _notebooks(project):
         if part is None:
             path.unlink()
@@ -232,13 +227,13 @@ def _imports_from_outside(path: Path, local: set[str]) -> Iterator[tuple[ast.Imp
                 yield node, alias, module
 
 
-def _introduction(title: str, shown: Recorded, blocks: list[Listing], *, installs_torch: bool) -> str:
+def _introduction(title: str, shown: Outputs, blocks: list[Listing], *, installs_torch: bool) -> str:
     """The first cell: the part, titled as the navigation titles it, and where each output comes from."""
     # The files of each origin, worded as the line under each output says it, without its day.
     origins: dict[str, dict[str, None]] = {}
     for block in blocks:
         if isinstance(block, Example):
-            line = Origin.of(shown.manifest[block.name]).line(markdown=True)
+            line = provenance.line(shown.records[block.name], markdown=True)
             origins.setdefault(line, {})[f"`{SNIPPETS_DIR}/{block.file}`"] = None
     sources = "\n".join(f"- {', '.join(files)}: {origin}" for origin, files in origins.items())
     # PyTorch's own index offers its CPU build, far smaller than the default one: worth saying where it installs.

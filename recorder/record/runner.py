@@ -21,9 +21,10 @@ from pathlib import Path
 from types import FrameType, ModuleType
 from typing import Any, NamedTuple, TypeVar
 
-from recorder.errors import RecorderError
+from recorder.project.errors import RecorderError
+from recorder.project.manifest import Origin
+from recorder.project.snippets import Snippet, import_path
 from recorder.record.hub import hub_failure
-from recorder.record.snippets import Snippet, import_path
 
 Report = Callable[[str], None]  # where progress lines go: print, or a test's list
 Result = TypeVar("Result")
@@ -163,11 +164,13 @@ def run_one(snippet: Snippet, root: Path, *, timeout: float) -> Run:
             raise RecorderError(f"{source} exited with status {exit_.code}.") from None
         namespace = {}
     except Exception as error:  # any error a snippet raises is reported, with its own lines
-        if (failure := hub_failure(error, source, snippet.loads)) is not None:
+        if (failure := hub_failure(error, source, snippet.runs_on)) is not None:
             raise failure from error
         raise _raised(error, snippet, source, noise.getvalue()) from None
     seconds = time.perf_counter() - started
-    return Run(snippet, _text(printed.getvalue(), source), seconds, namespace if snippet.loads == "weights" else {})
+    return Run(
+        snippet, _text(printed.getvalue(), source), seconds, namespace if snippet.runs_on is Origin.WEIGHTS else {}
+    )
 
 
 def run_all(root: Path, targets: list[Snippet], *, timeout: float, report: Report) -> list[Run]:

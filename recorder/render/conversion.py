@@ -1,6 +1,6 @@
 """How a page's directives enter its conversion, and each page converted as the engines convert it.
 
-`Directives`, the Python-Markdown extension both engines run (through `recorder.render.extension`, which reads the
+`Directives`, the Python-Markdown extension both engines run (through `recorder.engines.extension`, which reads the
 state), adds:
 
 - a Preprocessor, before pymdownx.snippets (32), that parses the page and turns each code and example directive
@@ -13,7 +13,7 @@ state), adds:
 
 All of it goes through Markdown's htmlStash, so an output holding `<script>`, Markdown or `--8<--` stays text.
 
-`pages_problems` converts every page that way for the state's check (`recorder/state.py`): what only converting a
+`pages_problems` converts every page that way for the state's check (`recorder/check/state.py`): what only converting a
 page shows fails there, before any engine reads a page, with the same message wherever it runs. That is a directive
 the conversion would lose (a value in an HTML tag, say) and a link to no page, file or heading of the docs folder,
 which MkDocs' validation and Zensical's would refuse.
@@ -35,15 +35,15 @@ from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 from pymdownx.snippets import SnippetMissingError
 
-from recorder.directives import parse
-from recorder.errors import PageError
-from recorder.pinned import FILE_SHA256, SNIPPETS_DIR
-from recorder.record.project import NOTEBOOKS_DIR, Project
-from recorder.recorded import Recorded
+from recorder.project.config import NOTEBOOKS_DIR, SNIPPETS_DIR, Project
+from recorder.project.directives import parse
+from recorder.project.errors import PageError
+from recorder.project.gpt2 import FILE_SHA256
+from recorder.project.outputs import Outputs
 from recorder.render.page import PreparedPage, prepare, with_fences
 from recorder.render.tokenizer_files import TRY_IT_FILES, integrity
 
-EXTENSION = "recorder.render.extension"  # as `markdown_extensions:` names it
+EXTENSION = "recorder.engines.extension"  # as `markdown_extensions:` names it
 
 # What both engines add to the extensions a configuration lists.
 _ENGINE_EXTENSIONS = ("toc", "tables", "fenced_code")
@@ -65,7 +65,7 @@ class Directives(Extension):
         md.treeprocessors.register(_TryIt(md), "recorded_try_it", 7)  # after attr_list (8) gave it its class
         md.treeprocessors.register(_Check(md, page, self.converted), "recorded_check", 1)
 
-    def read(self) -> Recorded:
+    def read(self) -> Outputs:
         raise NotImplementedError("a subclass says where what the page may show comes from")
 
     def prepared(self, prepared: PreparedPage) -> None:
@@ -84,7 +84,7 @@ class _Page:
     """The page being converted, as each processor of one conversion sees it."""
 
     def __init__(
-        self, read: Callable[[], Recorded], prepared: Callable[[PreparedPage], None], notebook_pages: bool
+        self, read: Callable[[], Outputs], prepared: Callable[[PreparedPage], None], notebook_pages: bool
     ) -> None:
         self.read, self.on_prepared, self.notebook_pages = read, prepared, notebook_pages
         self.prepared = PreparedPage()
@@ -129,7 +129,7 @@ class _Outputs(Treeprocessor):
             root.insert(list(root).index(title) + 1, found)
 
 
-def notebook_link(part: str, notebook_pages: bool, shown: Recorded) -> Element:
+def notebook_link(part: str, notebook_pages: bool, shown: Outputs) -> Element:
     """The part's notebook: its page where the engine shows one, else its file to download; and Colab, where
     the repository is known."""
     paragraph = Element("p", {"class": "recorded-notebook"})
@@ -208,7 +208,7 @@ class _Links(Treeprocessor):
             self.converted.anchors.update(_ANCHOR.findall(str(block)))
 
 
-def pages_problems(project: Project, shown: Recorded, copies: set[str], known: set[str]) -> list[str]:
+def pages_problems(project: Project, shown: Outputs, copies: set[str], known: set[str]) -> list[str]:
     """Each directive of each page that cannot be rendered, and each link to nothing, named with the fix; not one
     whose message is `known` already (a value a broken template reads), nor the same twice. `copies` are the files
     the state writes into the docs folder (from it), which a page may link to before they are written."""
@@ -232,14 +232,14 @@ def pages_problems(project: Project, shown: Recorded, copies: set[str], known: s
     return found
 
 
-def convert(project: Project, shown: Recorded, markdown: str) -> Converted:
+def convert(project: Project, shown: Outputs, markdown: str) -> Converted:
     """`markdown` converted with the extensions the configuration lists, and their options, as an engine makes them;
     the recorder extension reads `shown`, the state being worked out, and keeps each directive it cannot render in
     `errors`. Raises PageError where the page's directives cannot be read."""
     found = Converted()
 
     class Reading(Directives):
-        def read(self) -> Recorded:
+        def read(self) -> Outputs:
             return shown
 
         def prepared(self, prepared: PreparedPage) -> None:

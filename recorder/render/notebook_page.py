@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from recorder.errors import PageError
+from recorder.project.errors import PageError
 
 # An HTML <style> or <script> ends at the first `</style` or `</script`; (?:(?!</script).)* stays inside one.
 INLINE_STYLE = re.compile(r"<style\b.*?</style\b[^>]*>", re.S | re.I)

@@ -8,7 +8,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from recorder.directives import (
+from recorder.project.config import SNIPPETS_DIR, Project
+from recorder.project.directives import (
     Block,
     Compatibility,
     Directive,
@@ -21,15 +22,12 @@ from recorder.directives import (
     Value,
     parse,
 )
-from recorder.errors import PageError
-from recorder.pinned import SNIPPETS_DIR
-from recorder.provenance import counted, origins, record_table
-from recorder.record.project import Project
-from recorder.recorded import Recorded, check_include, fence
+from recorder.project.errors import PageError
+from recorder.project.outputs import Outputs, check_include, fence
+from recorder.project.provenance import counted, origins, record_table
+from recorder.project.values import VALUES_FILE
 from recorder.render import compat_page
-from recorder.render.compat_page import CompatError
-from recorder.render.pages import render_figure, render_output, visible
-from recorder.values import VALUES_FILE
+from recorder.render.html import render_figure, render_output, visible
 
 
 @dataclass
@@ -85,7 +83,7 @@ _BecomesMarkdown = Listing | Parts
 _BecomesHtml = Example | Figure | Provenance | Compatibility | Origins
 
 
-def prepare(directives: list[Directive], shown: Recorded) -> PreparedPage:
+def prepare(directives: list[Directive], shown: Outputs) -> PreparedPage:
     """What each directive of a page becomes; each that cannot is kept in `errors`, with the PageError naming its
     fix, so that one conversion names every problem of the page."""
     prepared = PreparedPage()
@@ -99,7 +97,7 @@ def prepare(directives: list[Directive], shown: Recorded) -> PreparedPage:
     return prepared
 
 
-def _prepare(directive: Directive, shown: Recorded, prepared: PreparedPage) -> None:
+def _prepare(directive: Directive, shown: Outputs, prepared: PreparedPage) -> None:
     """Add what `directive` becomes to `prepared`, or raise PageError: an example's code is added before its output,
     which may fail alone."""
     if isinstance(directive, Value):
@@ -112,7 +110,7 @@ def _prepare(directive: Directive, shown: Recorded, prepared: PreparedPage) -> N
         prepared.outputs.append((directive, _html(directive, shown)))
 
 
-def _markdown(directive: _BecomesMarkdown, shown: Recorded) -> list[str]:
+def _markdown(directive: _BecomesMarkdown, shown: Outputs) -> list[str]:
     """The lines replacing the directive's, indented as it is."""
     if isinstance(directive, Parts):
         lines = _part_list(shown)
@@ -123,11 +121,11 @@ def _markdown(directive: _BecomesMarkdown, shown: Recorded) -> list[str]:
     return [directive.indent + line if line else line for line in lines]
 
 
-def _html(directive: _BecomesHtml, shown: Recorded) -> str:
+def _html(directive: _BecomesHtml, shown: Outputs) -> str:
     if isinstance(directive, Example):
         return render_output(shown, directive.name)
     if isinstance(directive, Provenance):
-        return record_table(shown.manifest, shown.repository, shown.parts)
+        return record_table(shown.records, shown.repository, shown.parts)
     if isinstance(directive, Compatibility):
         return _compatibility_table(shown)
     if isinstance(directive, Origins):
@@ -135,20 +133,19 @@ def _html(directive: _BecomesHtml, shown: Recorded) -> str:
     return _figure(directive, shown)
 
 
-def _compatibility_table(shown: Recorded) -> str:
-    try:
-        return compat_page.render(shown.root, shown.repository, shown.parts, shown.manifest)
-    except CompatError as error:
-        raise PageError(str(error)) from None
+def _compatibility_table(shown: Outputs) -> str:
+    if isinstance(shown.compat, str):  # why the table cannot be read
+        raise PageError(shown.compat)
+    return compat_page.render(shown.compat, shown.records, shown.repository, shown.parts)
 
 
-def _origins(directive: Origins, shown: Recorded) -> str:
+def _origins(directive: Origins, shown: Outputs) -> str:
     if directive.part is not None and directive.part not in shown.parts:
         raise PageError(f"`{directive.text}` names no part: the parts are {', '.join(shown.parts)}.")
-    return origins(shown.manifest, shown.parts, directive.part)
+    return origins(shown.records, shown.parts, directive.part)
 
 
-def _figure(directive: Figure, shown: Recorded) -> str:
+def _figure(directive: Figure, shown: Outputs) -> str:
     check_include(shown.root, directive.file, None)
     alt = "".join(part if isinstance(part, str) else shown.value(part.name) for part in directive.alt)
     return render_figure(shown, directive.name, alt)
@@ -163,7 +160,7 @@ def with_fences(lines: list[str], prepared: PreparedPage) -> list[str]:
     return lines
 
 
-def _part_list(shown: Recorded) -> list[str]:
+def _part_list(shown: Outputs) -> list[str]:
     """`{{ parts }}` as Markdown: a link to each part's page under its title, with its page's description."""
     lines = []
     for part, title in shown.parts.items():
@@ -171,7 +168,7 @@ def _part_list(shown: Recorded) -> list[str]:
     return lines
 
 
-def unused_values(project: Project, shown: Recorded) -> list[str]:
+def unused_values(project: Project, shown: Outputs) -> list[str]:
     """A declared value that no page quotes is a problem: the number it reads would go unchecked."""
     quoted = set()
     for path in sorted(project.docs_dir.glob("*.md")):

@@ -11,10 +11,9 @@ import base64
 from dataclasses import dataclass
 from pathlib import Path
 
-from recorder.errors import RecorderError
-from recorder.pinned import FILE_SHA256
-from recorder.record.hub import packaged_tokenizer_files
-from recorder.record.snippets import sha256_file
+from recorder.project.errors import RecorderError
+from recorder.project.gpt2 import FILE_SHA256, packaged_tokenizer_files
+from recorder.project.snippets import sha256_file
 
 SITE_DIR = "tokenizer"  # where the generated folder holds them: tokenizer/vocab.json, tokenizer/merges.txt
 TRY_IT_FILES = ("vocab.json", "merges.txt")  # what the page's tokenizer reads

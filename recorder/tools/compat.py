@@ -21,14 +21,17 @@ from typing import Any, NamedTuple
 
 from packaging.utils import canonicalize_name
 
-from recorder.pinned import MODEL_ID, REQUIREMENTS, REVISION
-from recorder.provenance import STAND_IN
+from recorder.project import staleness
+from recorder.project.compat_table import RESULTS, CompatError, checked_against, read, unchecked
+from recorder.project.config import REQUIREMENTS, Project
+from recorder.project.gpt2 import MODEL_ID, REVISION
+from recorder.project.manifest import output_path
+from recorder.project.provenance import STAND_IN
+from recorder.project.snippets import VERSIONED_PACKAGES, Snippet, discover, pins, pins_providing
 from recorder.record import store
-from recorder.record.published import create_stand_ins, form, lines_depending_on_weights
+from recorder.record.article import create_stand_ins, form, lines_depending_on_weights
 from recorder.record.runner import QUIET_LIBRARIES, Report
-from recorder.record.snippets import VERSIONED_PACKAGES, Snippet, discover, pins, pins_providing
 from recorder.record.step import now
-from recorder.render.compat_page import RESULTS, CompatError, checked_against, read, unchecked
 
 # The last 4.x, the first 5.x, the pinned one and the newest that installs here: the columns of the table.
 RELEASES = ("4.57.6", "5.0.0", "5.17.0", "5.24.0")
@@ -132,10 +135,10 @@ def verdict(recorded: str, printed: Printed, weight_dependent: set[int]) -> dict
 
 def plan(root: Path, releases: tuple[str, ...]) -> dict[str, list[str] | None]:
     """What to install for each release (None: the pinned one, in this environment), or why nothing can run."""
-    if found := store.stale_outputs(root):
+    if found := staleness.stale(Project.load(root)):
         raise CompatError(
             "the table compares the snippets with their recorded outputs, which are out of date:\n  "
-            + "\n  ".join(problem.message for problem in found)
+            + "\n  ".join(finding.message for finding in found)
             + "\nRun `make record` first."
         )
     if not (pinned := pins(root).get("transformers", "").partition("==")[2]):
@@ -219,7 +222,7 @@ def _run_rows(
     report: Report,
 ) -> Iterator[tuple[Snippet, str, dict[str, Any]]]:
     """Each of `rows` run with each release's Python (the pinned one first), with its cell of the table."""
-    recorded = {snippet.name: store.output_path(root, snippet.name).read_text(encoding="utf-8") for snippet in rows}
+    recorded = {snippet.name: output_path(root, snippet.name).read_text(encoding="utf-8") for snippet in rows}
     weight_dependent: dict[str, set[int]] = {}
     for release, python in pythons.items():
         for index, snippet in enumerate(rows, 1):

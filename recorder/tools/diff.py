@@ -8,12 +8,12 @@ import html
 import re
 import subprocess
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from recorder.errors import RecorderError
-from recorder.pinned import MANIFEST_NAME, OUTPUTS_DIR
-from recorder.provenance import Origin, backticks, emphasis
-from recorder.record import store
+from recorder.project import manifest
+from recorder.project.errors import RecorderError
+from recorder.project.manifest import MANIFEST_NAME, OUTPUTS_DIR, Record, output_path
+from recorder.project.provenance import backticks, emphasis, on_what, who
 
 UPSTREAM = "origin/main"
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
@@ -21,20 +21,20 @@ _LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
 
 
 class Outputs(NamedTuple):
-    """The recorded outputs at one point: manifest entries and texts, by snippet name."""
+    """The recorded outputs at one point: their records and texts, by snippet name."""
 
-    entries: dict[str, dict[str, Any]]
+    records: dict[str, Record]
     texts: dict[str, str]
 
 
 def in_tree(root: Path) -> Outputs:
-    entries = store.read_manifest(root)
+    records = manifest.read(root)
     return Outputs(
-        entries,
+        records,
         {
             name: path.read_text(encoding="utf-8", errors="replace")
-            for name in entries
-            if (path := store.output_path(root, name)).exists()
+            for name in records
+            if (path := output_path(root, name)).exists()
         },
     )
 
@@ -46,17 +46,12 @@ def at_ref(root: Path, ref: str) -> Outputs:
         found = _git(root, "cat-file", "blob", f"{ref}:./{OUTPUTS_DIR}/{path}")
         return found.stdout if found.returncode == 0 else None
 
-    manifest = read(MANIFEST_NAME)
-    try:
-        entries = {} if manifest is None else store.parse_manifest(manifest)
-    except (ValueError, KeyError, TypeError) as error:
-        raise RecorderError(
-            f"{ref}:{OUTPUTS_DIR}/{MANIFEST_NAME} is not a valid manifest ({error}). "
-            "Compare with another commit: `python -m recorder diff REF`."
-        ) from None
+    found = read(MANIFEST_NAME)
+    fix = "Compare with another commit: `python -m recorder diff REF`."
+    records = {} if found is None else manifest.parse(found, f"{ref}:{OUTPUTS_DIR}/{MANIFEST_NAME}", fix)
     return Outputs(
-        entries,
-        {name: text.decode("utf-8", errors="replace") for name in entries if (text := read(f"{name}.txt")) is not None},
+        records,
+        {name: text.decode("utf-8", errors="replace") for name in records if (text := read(f"{name}.txt")) is not None},
     )
 
 
@@ -95,7 +90,7 @@ def render(before: Outputs, after: Outputs, label: str, *, before_name: str = "b
     """Every output whose text or provenance differs between `before` and `after`."""
     sections = [
         section
-        for name in sorted(before.entries.keys() | after.entries.keys())
+        for name in sorted(before.records.keys() | after.records.keys())
         if (section := _section(name, before, after, before_name))
     ]
     if not sections:
@@ -106,7 +101,7 @@ def render(before: Outputs, after: Outputs, label: str, *, before_name: str = "b
 
 def _section(name: str, before: Outputs, after: Outputs, before_name: str) -> str | None:
     old, new = before.texts.get(name), after.texts.get(name)
-    table = _provenance_table(before.entries.get(name), after.entries.get(name))
+    table = _provenance_table(before.records.get(name), after.records.get(name))
     if old == new and not table:
         return None
     path = f"{OUTPUTS_DIR}/{name}.txt"
@@ -149,32 +144,28 @@ def _unified(old: str | None, new: str | None, old_name: str, new_name: str) -> 
     return f"{fence}diff\n{text}{fence}"
 
 
-def _provenance(entry: dict[str, Any] | None) -> dict[str, str]:
+def _provenance(record: Record | None) -> dict[str, str]:
     """Where an output came from, fact by fact, in Markdown: who ran it on what of GPT-2, worded as the line
     under it on the site, then the sha256 of each file of GPT-2 it loaded and each library's version."""
-    if not entry:
+    if record is None:
         return {}
-    origin = Origin.of(entry)
-    files = sorted((origin.model.get("files") or {}).items())
+    article = record.article
+    stated = article.stated if article else {}
     facts = {
-        "origin": f"{origin.who(emphasis)} · {origin.gpt2(backticks)}",
-        **_article_statements(origin),
-        **{f"sha256 of {file}": backticks(digest) for file, digest in files},
-        **{library: backticks(version) for library, version in (entry.get("versions") or {}).items()},
+        "origin": f"{who(record, emphasis)} · {on_what(record, backticks)}",
+        **{f"the article states its {what}": backticks(value) for what, value in stated.items()},
+        **({"the article states it as": f"“{article.prose}”"} if article and article.prose else {}),
+        **{
+            f"sha256 of {file}": backticks(digest)
+            for file, digest in sorted((record.model.files if record.model else {}).items())
+        },
+        **{library: backticks(version) for library, version in record.versions.items()},
     }
     # A pipe would end the table cell, even inside backticks.
     return {fact: value.replace("|", "\\|") for fact, value in facts.items()}
 
 
-def _article_statements(origin: Origin) -> dict[str, str]:
-    """What the article states of an output taken from it: the run's revision and versions, the sentence it states
-    the output in."""
-    stated = origin.published.get("stated") or {}
-    facts = {f"the article states its {what}": backticks(str(value)) for what, value in stated.items()}
-    return facts | ({"the article states it as": f"“{origin.prose}”"} if origin.prose else {})
-
-
-def _provenance_table(old: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
+def _provenance_table(old: Record | None, new: Record | None) -> str:
     before, after = _provenance(old), _provenance(new)
     rows = [
         f"| {fact} | {before.get(fact, '—')} | {after.get(fact, '—')} |"

@@ -7,9 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from recorder.record import store
-from recorder.record.snippets import discover
-from recorder.render.compat_page import RESULTS, CompatError, read, unchecked
+from recorder.project import staleness
+from recorder.project.compat_table import RESULTS, CompatError, read, unchecked
+from recorder.project.config import Project
+from recorder.project.snippets import discover
 from recorder.tools.pr_record import publish
 
 # The name under which the pull-request workflow uploads compat/results.json.
@@ -32,7 +33,7 @@ def run(root: Path, check: Callable[[Path], object], summary: Path | None) -> bo
     if not rows:
         publish(CHECKED, summary)
         return True
-    if store.stale_outputs(root):
+    if staleness.stale(Project.load(root)):
         publish(WAITING, summary)
         return True
     found = "## Rows of the version table not yet checked\n\n" + "".join(f"- {reason}\n" for reason in rows.values())

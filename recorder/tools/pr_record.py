@@ -7,9 +7,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from recorder import state
-from recorder.pinned import OUTPUTS_DIR
-from recorder.record.project import NOTEBOOKS_DIR, Project
+from recorder.check import state
+from recorder.project.config import NOTEBOOKS_DIR, Project
+from recorder.project.manifest import OUTPUTS_DIR
 from recorder.tools import diff
 
 # The name under which the pull-request workflow uploads outputs/ and docs/notebooks/.

@@ -12,16 +12,22 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
-from recorder.errors import RecorderError
-from recorder.pinned import PUBLISHED_DIR, SNIPPETS_DIR
+from recorder.project.errors import RecorderError
 
 CONFIG_FILE = "mkdocs.yml"
 PLUGIN = "recorded-outputs"  # the plugin's name under `plugins:`, whose entry holds the record step's options
+# The project's folders, from its root: the snippets, the article's outputs, and what a reader installs (the
+# packages the snippets import, each pinned as NAME==VERSION).
+SNIPPETS_DIR = "snippets"
+PUBLISHED_DIR = "published"
+REQUIREMENTS = "requirements.txt"
+# In the docs folder: each part's notebook; and, git-ignored, the state and the copies the site publishes.
 NOTEBOOKS_DIR = "notebooks"
+GENERATED = "generated"
 # A page's front matter, as MkDocs and Zensical read it.
 _FRONT_MATTER = re.compile(r"\A-{3}[ \t]*\n(.*?\n|)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
 
@@ -69,11 +75,18 @@ class Options:
     # The llms.txt section that lists the parts, after the pages the configuration names there.
     llms_section: str = "Series"
 
-    def published(self, name: str) -> dict[str, Any]:
-        """What an output taken from the article records of it: the article, what it states of the run, and the
-        sentence it states the output in, where it does not print it."""
-        found = {"article": self.published_article, "stated": dict(self.published_with.get(name, {}))}
-        return found | ({"prose": self.published_in_prose[name]} if name in self.published_in_prose else {})
+    def article(self, name: str) -> Statements:
+        """What the configuration says of the output `name` taken from the article: the article's title, what it
+        states of the run behind it, and the sentence it states the output in, where it does not print it."""
+        return Statements(
+            self.published_article, dict(self.published_with.get(name, {})), self.published_in_prose.get(name)
+        )
+
+
+class Statements(NamedTuple):
+    title: str
+    stated: dict[str, str]
+    prose: str | None
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,11 @@ from xml.etree import ElementTree
 from defusedxml import DefusedXmlException
 from defusedxml import ElementTree as DefusedElementTree
 
-from recorder import provenance
-from recorder.errors import PageError
-from recorder.pinned import OUTPUTS_DIR, SNIPPETS_DIR
-from recorder.recorded import Recorded
+from recorder.project import provenance
+from recorder.project.config import SNIPPETS_DIR
+from recorder.project.errors import PageError
+from recorder.project.manifest import OUTPUTS_DIR
+from recorder.project.outputs import Outputs
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
@@ -93,13 +94,13 @@ def visible(text: str) -> str:
     return html.escape(_CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text))
 
 
-def render_output(recorded: Recorded, name: str) -> str:
+def render_output(recorded: Outputs, name: str) -> str:
     text = visible(recorded.output(name).rstrip("\n"))
     output = f'<div class="highlight"><span class="filename">Output</span><pre><code>{text}</code></pre></div>'
     return _block(recorded, name, output)
 
 
-def render_figure(recorded: Recorded, name: str, alt: str) -> str:
+def render_figure(recorded: Outputs, name: str, alt: str) -> str:
     svg = accessible_svg(
         recorded.output(name),
         alt,
@@ -110,10 +111,10 @@ def render_figure(recorded: Recorded, name: str, alt: str) -> str:
     return _block(recorded, name, svg, figure=True)
 
 
-def _block(recorded: Recorded, name: str, body: str, *, figure: bool = False) -> str:
+def _block(recorded: Outputs, name: str, body: str, *, figure: bool = False) -> str:
     """`body` in its block, over its provenance line."""
     element, caption, kind = ("figure", "figcaption", "figure") if figure else ("div", "div", "output")
-    line = provenance.caption(recorded.manifest[name], name, recorded.repository)
+    line = provenance.caption(recorded.records[name], name, recorded.repository)
     return (
         f'<{element} class="recorded-{kind}" data-snippet="{html.escape(name)}">{body}'
         f'<{caption} class="provenance">{line}</{caption}></{element}>'

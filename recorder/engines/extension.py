@@ -1,8 +1,8 @@
-"""`recorder.render.extension`, the Python-Markdown extension that renders the page directives, under any engine
+"""`recorder.engines.extension`, the Python-Markdown extension that renders the page directives, under any engine
 that runs Python-Markdown extensions (MkDocs with Material, Zensical): its options, and where what a page may show
 comes from. It only reads: it records nothing. Its processors are `recorder/render/conversion.py`'s.
 
-Its `state` option is the project's state as the configuration file computes it (`recorder.state.checked`, called
+Its `state` option is the project's state as the configuration file computes it (`recorder.check.state.checked`, called
 by a YAML tag), so a build whose state cannot be published stops before any page, and an engine's cache of
 rendered pages holds as long as that state does. It knows neither the page's path nor its front matter: directives
 name their part (`PART/FILE.py`, `PART/NAME`), values come from each part's `values.yml`, and links are written
@@ -25,30 +25,32 @@ from xml.etree.ElementTree import Element
 from markdown import Markdown
 from markdown.treeprocessors import Treeprocessor
 
-from recorder import repository, state
-from recorder.directives import Example, Figure
-from recorder.record.project import Project
-from recorder.recorded import Recorded, recorded
+from recorder.check.state import State
+from recorder.engines import config as engine_config
+from recorder.project import repository
+from recorder.project.config import Project
+from recorder.project.directives import Example, Figure
+from recorder.project.outputs import Outputs, read_outputs
 from recorder.render.conversion import Directives
+from recorder.render.html import banner, problem_inline, problem_note
 from recorder.render.page import PreparedPage
-from recorder.render.pages import banner, problem_inline, problem_note
 
 
 @lru_cache(maxsize=4)  # a live reload makes a state per edit
-def _recorded(config_file: Path, digest: str) -> Recorded:
+def _recorded(config_file: Path, digest: str) -> Outputs:
     """What every page may show, once per state: the state's digest covers every file it is read from."""
     project = Project.load(config_file.parent, config_file)
-    return recorded(project, repository.from_environment(os.environ))
+    return read_outputs(project, repository.from_environment(os.environ))
 
 
 class RecordedOutputs(Directives):
-    """Options, under `markdown_extensions:` as `- recorder.render.extension:`."""
+    """Options, under `markdown_extensions:` as `- recorder.engines.extension:`."""
 
     def __init__(self, **kwargs: Any) -> None:
         self.config = {
             "state": [
                 "",
-                "the project's state: `!!python/object/apply:recorder.state.checked []`, which the engine "
+                "the project's state: `!!python/object/apply:recorder.engines.config.checked []`, which the engine "
                 "computes each time it reads its configuration; empty: worked out here",
             ],
             "project": [".", "the configuration file, or its folder, where `state` is empty"],
@@ -67,17 +69,19 @@ class RecordedOutputs(Directives):
         if self.getConfig("preview"):
             md.treeprocessors.register(_Banner(md, self), "recorded_preview_banner", 2)
 
-    def checked(self) -> tuple[Path, state.State]:
+    def checked(self) -> tuple[Path, State]:
         """The configuration file and the state the page is rendered from, read when a page is converted, not when
         the extension is made: MkDocs makes one to check its options."""
-        found = state.checked_as(self.getConfig("state"))
+        found = engine_config.checked_as(self.getConfig("state"))
         if found is None:  # no engine computed it: work it out here, from the project's folder
             given = Path(self.getConfig("project")).resolve()
-            found = state.checked_as(state.checked(str(given / "mkdocs.yml" if given.is_dir() else given)))
-        assert found is not None, "recorder.state.checked keeps each state it returns"
+            found = engine_config.checked_as(
+                engine_config.checked(str(given / "mkdocs.yml" if given.is_dir() else given))
+            )
+        assert found is not None, "recorder.engines.config.checked keeps each state it returns"
         return found
 
-    def read(self) -> Recorded:
+    def read(self) -> Outputs:
         config_file, found = self.checked()
         return _recorded(config_file, found.digest)
 

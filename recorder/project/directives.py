@@ -1,12 +1,12 @@
 """A page's directives (CONTRIBUTING.md, "Edit prose"), parsed once into typed values, from which both the page's
-conversion (recorder/render/extension.py) and the companion notebook work."""
+conversion (recorder/engines/extension.py) and the companion notebook work."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from recorder.errors import PageError
+from recorder.project.errors import PageError
 
 _FILE = r"(?P<file>[a-z][-a-z0-9_]*/[a-z][a-z0-9_]*\.py)"
 _SECTION = r"[a-z][-_0-9a-z]*"

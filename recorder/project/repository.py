@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from recorder.errors import RecorderError
+from recorder.project.errors import RecorderError
 
 # Each variable: the form it must have, and how a message describes that form.
 _FORMATS = {

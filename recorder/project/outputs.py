@@ -1,6 +1,6 @@
-"""What a page may read (`Recorded`): the manifest, the recorded outputs and the values their templates read, and
-the snippet sections a page shows, read as pymdownx.snippets includes them. Engine-free: the record step, the state
-and the Markdown extension all read through it."""
+"""What a page may read (`Outputs`): the recorded outputs with their records and the values their templates read,
+and the snippet sections a page shows, read as pymdownx.snippets includes them. The record step, the state and the
+Markdown extension all read through it."""
 
 from __future__ import annotations
 
@@ -8,28 +8,29 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from pymdownx.snippets import SnippetPreprocessor
 
-from recorder.errors import PageError, RecorderError
-from recorder.pinned import MODEL_ID, REVISION, SNIPPETS_DIR
-from recorder.record import store
-from recorder.record.project import Project
-from recorder.record.snippets import pins
-from recorder.repository import Repository
-from recorder.values import VALUES_FILE, Template, templates
+from recorder.project import manifest
+from recorder.project.compat_table import View, view
+from recorder.project.config import SNIPPETS_DIR, Project
+from recorder.project.errors import PageError, RecorderError
+from recorder.project.gpt2 import MODEL_ID, REVISION
+from recorder.project.manifest import Record, output_path
+from recorder.project.repository import Repository
+from recorder.project.snippets import discover, pins
+from recorder.project.values import VALUES_FILE, Template, templates
 
 # The marker pattern pymdownx.snippets itself uses, so line numbers count what it includes.
 _SECTION_MARKER = SnippetPreprocessor.RE_SNIPPET_SECTION
 
 
 @dataclass(frozen=True)
-class Recorded:
-    """What a page may read: the manifest, the outputs, the values, and where the repository is."""
+class Outputs:
+    """What a page may read: the recorded outputs and their records, the values, and where the repository is."""
 
     root: Path
-    manifest: dict[str, dict[str, Any]]
+    records: dict[str, Record]
     repository: Repository | None = None  # None: sources are linked to their copies inside the site
     values: Mapping[str, str] = field(default_factory=dict)  # "<part>/<name>" -> the text its template read
     unreadable: Mapping[str, str] = field(default_factory=dict)  # "<part>/<name>" -> why it could not be read
@@ -37,11 +38,12 @@ class Recorded:
     parts: Mapping[str, str] = field(default_factory=dict)  # part -> its title, in the navigation's order
     descriptions: Mapping[str, str] = field(default_factory=dict)  # part -> its page's `description`
     docs_dir: str = "docs"  # the docs folder, from the repository's top, where the notebooks are in the repository
+    compat: View | str = ""  # the version table as its page shows it, or why it cannot be read
 
     def output(self, name: str) -> str:
-        path = store.output_path(self.root, name)
-        if name not in self.manifest or not path.exists():
-            raise PageError(store.missing_output(name))
+        path = output_path(self.root, name)
+        if name not in self.records or not path.exists():
+            raise PageError(f"{SNIPPETS_DIR}/{name}.py has no recorded output. Run `make record`.")
         # A hand-edited output may not be UTF-8: the state's check names it, so any page may still read it.
         return path.read_text(encoding="utf-8", errors="replace")
 
@@ -66,24 +68,25 @@ def in_prose_style(value: str) -> str:
     return f"{int(value):,}" if re.fullmatch(r"[0-9]+", value) else value
 
 
-def recorded(
-    project: Project, repository: Repository | None = None, manifest: dict[str, dict[str, Any]] | None = None
-) -> Recorded:
-    """What the pages of `project` may read; a record run passes the manifest it has read already."""
-    manifest = store.read_manifest(project.root) if manifest is None else manifest
+def read_outputs(
+    project: Project, repository: Repository | None = None, records: dict[str, Record] | None = None
+) -> Outputs:
+    """What the pages of `project` may read; a record run passes the records it has read already."""
+    records = manifest.read(project.root) if records is None else records
     transformers = pins(project.root).get("transformers", "transformers==?").partition("==")[2]
     builtins = {"pinned_model": MODEL_ID, "pinned_revision": REVISION, "pinned_transformers": transformers}
     found_parts = project.parts()
     parts = {part.name: part.title for part in found_parts}
     descriptions = {part.name: project.description(part) for part in found_parts}
-    found = Recorded(
+    found = Outputs(
         project.root,
-        manifest,
+        records,
         repository=repository,
         builtins=builtins,
         parts=parts,
         descriptions=descriptions,
         docs_dir=project.docs_path,
+        compat=view(project.root, discover(project.root)),
     )
     values, unreadable, read_from = {}, {}, {}
     for part in parts:
@@ -107,7 +110,7 @@ def recorded(
     return replace(found, values=values, unreadable=unreadable)
 
 
-def _read(shown: Recorded, template: Template) -> dict[str, str]:
+def _read(shown: Outputs, template: Template) -> dict[str, str]:
     """The values `template` reads from its output; RecorderError, saying why, where it reads none."""
     if template.orphaned:
         raise RecorderError(template.orphaned)

@@ -15,15 +15,16 @@ from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-from recorder.errors import RecorderError
-from recorder.pinned import MODEL_ID, PUBLISHED_DIR, REVISION
-from recorder.provenance import counted
-from recorder.record import hub, store
-from recorder.record.project import Project
+from recorder.project import gpt2
+from recorder.project.config import PUBLISHED_DIR, Project
+from recorder.project.errors import RecorderError
+from recorder.project.gpt2 import REVISION
+from recorder.project.manifest import Article, Origin, Record, output_path
+from recorder.project.provenance import counted
+from recorder.project.snippets import Snippet, discover
+from recorder.record import hub
 from recorder.record.runner import Report, Run, in_child, quiet_libraries, run_all
-from recorder.record.snippets import Snippet, discover
 
 SEEDS = (1, 2)
 NUMBER = re.compile(r"[-+]?\d+(?:\.(\d+))?(?:[eE][-+]?\d+)?")
@@ -107,9 +108,9 @@ def make_stand_ins(seeds: dict[Path, int], n_layer: int) -> None:
     from transformers.utils import logging
 
     logging.disable_progress_bar()
-    packaged = hub.packaged_tokenizer_files()
+    packaged = gpt2.packaged_tokenizer_files()
     for hub_cache, seed in seeds.items():
-        snapshot = hub.snapshot_dir(hub_cache)
+        snapshot = gpt2.snapshot_dir(hub_cache)
         torch.manual_seed(seed)
         GPT2LMHeadModel(GPT2Config(n_layer=n_layer)).save_pretrained(snapshot)  # one layer has every shape printed
         GPT2Tokenizer(vocab=str(packaged["vocab.json"]), merges=str(packaged["merges.txt"])).save_pretrained(snapshot)
@@ -140,10 +141,8 @@ def stand_in_checkpoints(report: Report) -> Iterator[list[Path]]:
         yield list(seeds)
 
 
-def attach(
-    root: Path, targets: list[Snippet], *, timeout: float, report: Report
-) -> dict[str, tuple[bytes, dict[str, Any]]]:
-    """Each of `targets`' published output by name, checked against stand-ins, with its manifest entry's own fields."""
+def attach(root: Path, targets: list[Snippet], *, timeout: float, report: Report) -> dict[str, tuple[bytes, Article]]:
+    """Each of `targets`' published output by name, checked against stand-ins, with what its record says of it."""
     options, texts = Project.load(root).options, {}
     for snippet in targets:
         if not (path := root / PUBLISHED_DIR / f"{snippet.name}.txt").exists():
@@ -163,36 +162,27 @@ def attach(
             f"{snippet.relative(root)}: {counted(exact, 'line')} equal, "
             f"{counted(by_form, 'weight-dependent line')} of the same form"
         )
-        attached[name] = (
-            texts[name].encode(),
-            {
-                "model": {"id": MODEL_ID, "revision": REVISION, "files": None},
-                "published": {
-                    "text": label,
-                    **options.published(name),
-                    "exact_lines": exact,
-                    "weight_dependent_lines": by_form,
-                },
-            },
-        )
+        statements = options.article(name)
+        article = Article(statements.title, label, statements.stated, statements.prose, exact, by_form)
+        attached[name] = (texts[name].encode(), article)
     return attached
 
 
-def to_confirm(snippets: dict[str, Snippet], entries: dict[str, Any]) -> list[Snippet]:
-    """Outputs taken from the published run are re-executed whenever GPT-2 can be loaded."""
+def to_confirm(snippets: dict[str, Snippet], records: dict[str, Record]) -> list[Snippet]:
+    """Outputs taken from the article are executed whenever GPT-2 can be loaded."""
     pending = [
         snippet
         for name, snippet in snippets.items()
-        if snippet.loads == "weights" and entries.get(name, {}).get("origin") == "published"
+        if snippet.runs_on is Origin.WEIGHTS and name in records and not records[name].origin.executed
     ]
     return pending if pending and hub.model_within_reach() else []
 
 
-def compare(root: Path, runs: list[Run], entries: dict[str, Any], report: Report) -> None:
-    """Say whether each run of a published output, now on the real model, prints what the article did."""
+def compare(root: Path, runs: list[Run], records: dict[str, Record], report: Report) -> None:
+    """Say whether each run of an output taken from the article, now on the real model, prints what the article did."""
     for run in runs:
-        if entries.get(run.snippet.name, {}).get("origin") == "published":
-            old = store.output_path(root, run.snippet.name).read_bytes()
+        if run.snippet.name in records and not records[run.snippet.name].origin.executed:
+            old = output_path(root, run.snippet.name).read_bytes()
             report(
                 f"  confirmed: {run.snippet.relative(root)} prints exactly the published output"
                 if old == run.stdout

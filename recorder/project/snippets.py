@@ -18,15 +18,14 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
 from pathlib import Path
-from typing import Literal
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from recorder.errors import RecorderError
-from recorder.pinned import REQUIREMENTS, SNIPPETS_DIR
-from recorder.record.project import part_names
+from recorder.project.config import REQUIREMENTS, SNIPPETS_DIR, part_names
+from recorder.project.errors import RecorderError
+from recorder.project.manifest import Origin
 
 # Packages whose version can change what a snippet prints, by what the snippet loads.
 VERSIONED_PACKAGES = ("torch", "transformers", "tokenizers", "safetensors", "huggingface_hub")
@@ -38,10 +37,6 @@ _MODEL_CLASS = re.compile(r"Model|For[A-Z]", re.I)
 _PIPELINE = re.compile(r"pipeline", re.I)
 _HUB_LIBRARIES = {"transformers", "huggingface_hub"}
 
-# What of GPT-2 a snippet runs on: its weights; models it builds from GPT-2's configuration, with random weights;
-# only its tokenizer's files.
-Loads = Literal["weights", "configuration", "tokenizer"]
-
 
 @dataclass(frozen=True)
 class Snippet:
@@ -49,7 +44,7 @@ class Snippet:
     path: Path
     sources: tuple[Path, ...]  # the file and the local modules it imports, transitively
     imports: frozenset[str]  # top-level third-party modules imported by any of `sources`
-    loads: Loads | None  # what of GPT-2 it runs on: its weights, models built from its configuration, its tokenizer
+    runs_on: Origin  # no model, GPT-2's tokenizer, models built from its configuration, or its weights
     reads_tokenizer: bool = False  # whether it reads the tokenizer's files from the hub (or the cache)
 
     @property
@@ -124,14 +119,16 @@ def _reaches_weights(module: str, name: str, pretrained: set[str]) -> bool:
     return name == "*" or bool(_PIPELINE.search(name)) or model_loaded
 
 
-def _loads(modules: list[_Module]) -> Loads | None:
+def _runs_on(modules: list[_Module]) -> Origin:
     imported = [(module, name) for found in modules for module, name in found.names if module in _HUB_LIBRARIES]
     if not imported:
-        return None
+        return Origin.NO_MODEL
     pretrained = set().union(*(found.pretrained for found in modules))
     if any(_reaches_weights(module, name, pretrained) for module, name in imported):
-        return "weights"
-    return "configuration" if any(_builds_model(module, name) for module, name in imported) else "tokenizer"
+        return Origin.WEIGHTS
+    if any(_builds_model(module, name) for module, name in imported):
+        return Origin.CONFIGURATION
+    return Origin.TOKENIZER
 
 
 def _builds_model(module: str, name: str) -> bool:
@@ -175,7 +172,7 @@ def discover(root: Path) -> dict[str, Snippet]:
                     found.path,
                     tuple(m.path for m in modules),
                     frozenset(third_party),
-                    _loads(modules),
+                    _runs_on(modules),
                     _reads_tokenizer(modules),
                 )
     return snippets
@@ -203,7 +200,7 @@ def installed_version(distribution: str) -> str | None:
 
 def versions_for(snippet: Snippet) -> dict[str, str | None]:
     """Versions of the packages this snippet's output can depend on, as installed (`2.13.0+cpu`)."""
-    if snippet.loads is not None:
+    if snippet.runs_on is not Origin.NO_MODEL:
         return {package: installed_version(package) for package in VERSIONED_PACKAGES}
     return {"torch": installed_version("torch")} if "torch" in snippet.imports else {}
 

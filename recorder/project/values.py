@@ -18,8 +18,9 @@ from string import Formatter
 
 import yaml
 
-from recorder.errors import RecorderError
-from recorder.pinned import OUTPUTS_DIR, SNIPPETS_DIR
+from recorder.project.config import SNIPPETS_DIR
+from recorder.project.errors import RecorderError
+from recorder.project.manifest import OUTPUTS_DIR
 
 VALUES_FILE = "values.yml"
 _NAME = re.compile(r"[a-z][a-z0-9_]*")

@@ -1,6 +1,6 @@
 """The MkDocs plugin `recorded-outputs`: what only MkDocs needs around the pages that the Markdown extension renders.
 
-The project's state is checked by the configuration file itself (`recorder.state.checked`), for MkDocs and Zensical
+The project's state is checked by the configuration file itself (`recorder.check.state.checked`), for MkDocs and Zensical
 alike, and the copies the site publishes are plain files of the docs folder. This plugin adds what MkDocs alone
 has: the companion notebooks as pages (mkdocs-jupyter), the repository's links from
 GITHUB_*, and pymdownx.snippets' base path from the project's folder wherever MkDocs runs. It never records.
@@ -24,13 +24,14 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from recorder import repository, state
-from recorder.errors import PageError, RecorderError
-from recorder.pinned import GENERATED
-from recorder.record.project import PLUGIN, Project
+from recorder.check import state
+from recorder.engines import config as engine_config
+from recorder.project import repository
+from recorder.project.config import GENERATED, PLUGIN, Project
+from recorder.project.errors import PageError, RecorderError
 from recorder.render import notebook_page
 from recorder.render.conversion import EXTENSION
-from recorder.render.pages import banner
+from recorder.render.html import banner
 
 log = logging.getLogger(f"mkdocs.plugins.{PLUGIN}")
 # A link the extension writes from the top of the docs folder to a copy inside the site.
@@ -38,7 +39,7 @@ _COPY_LINK = re.compile(rf'href="({GENERATED}/[^"]+)"')
 
 
 class PluginConfig(Config):
-    """`- recorded-outputs:` under `plugins:`: the record step's options (recorder/record/project.py reads and checks
+    """`- recorded-outputs:` under `plugins:`: the record step's options (recorder/project/config.py reads and checks
     them), declared here for MkDocs' own validation."""
 
     published_article = c.Type(str)
@@ -55,8 +56,9 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
                 f"`{EXTENSION}` Markdown extension, which renders the pages' directives: add "
                 f"`- {EXTENSION}` under `markdown_extensions:`."
             )
+        path = Path(config.config_file_path)
         try:
-            self.project = Project.load(Path(config.config_file_path).parent, Path(config.config_file_path))
+            self.project = Project.load(path.parent, path)
             self.parts = {part.name: part for part in self.project.parts()}
             found = state.current(self.project)  # kept: the configuration worked it out moments ago
         except RecorderError as error:
@@ -69,12 +71,25 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         elif found.failure:
             # Abort, as MkDocs stops a build, reporting the message alone, without a traceback.
             raise Abort(f"Error: {found.failure}")
-        config.mdx_configs[EXTENSION] = {**options, "notebook_pages": True, "project": str(self.project.config_file)}
+        # The state of the file MkDocs reads, which a build run in-process may not have named on its command line.
+        with engine_config.reading(path, preview=bool(self.banner)):
+            digest = engine_config.checked()
+        config.mdx_configs[EXTENSION] = {**options, "state": digest, "notebook_pages": True}
         config.mdx_configs["pymdownx.snippets"] = self.project.snippet_settings()
         self.repository = self._repository(config)
+        self._list_notebooks(config)
+
+    def _list_notebooks(self, config: MkDocsConfig) -> None:
+        """llms.txt lists each part's notebook under Notebooks: MkDocs shows each as a page (mkdocs-jupyter)."""
+        if (llmstxt := config.plugins.get("llmstxt")) is not None:
+            notebooks = {
+                part.notebook: f"The examples of {part.title} as one notebook, with their outputs"
+                for part in self.parts.values()
+            }
+            engine_config.add_unlisted(llmstxt.config.sections, "Notebooks", notebooks)
 
     def _repository(self, config: MkDocsConfig) -> repository.Repository | None:
-        """The repository named by the environment (see recorder/repository.py), which also gives every page
+        """The repository named by the environment (see recorder/project/repository.py), which also gives every page
         its edit link; set here rather than with !ENV in mkdocs.yml, which cannot join two variables."""
         found = repository.from_environment(os.environ)
         if found is not None:

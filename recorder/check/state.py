@@ -1,0 +1,238 @@
+"""The project's state: everything its pages show, worked out once from content, and whether it can be published.
+
+`work_out` is the one judge: outputs that lag behind their snippets, notebooks that differ from what `make record`
+writes, values no page quotes, and pages whose directives cannot be rendered. Every consumer reads its verdict through
+`current`, which keeps the last state in `<docs_dir>/generated/state.json` under the digest of every input (the files,
+the installed libraries, the repository's variables), so the same tree passes or fails the same way everywhere:
+`recorder check`, `make site`, the pull-request job and both engines (recorder/engines/). The copies the site
+serves beside its pages (the snippets, the manifest, the tokenizer's files) are written into
+`<docs_dir>/generated/`, where either engine serves them as it serves any file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from recorder.project import repository
+from recorder.project.config import GENERATED, NOTEBOOKS_DIR, PUBLISHED_DIR, REQUIREMENTS, SNIPPETS_DIR, Project
+from recorder.project.errors import RecorderError
+from recorder.project.findings import Finding, Severity, problem
+from recorder.project.manifest import LOCK, MANIFEST_NAME, OUTPUTS_DIR, TRANSACTION
+from recorder.project.outputs import Outputs
+
+STATE_FILE = "state.json"
+_SKIPPED = {TRANSACTION, LOCK, "__pycache__"}
+
+
+class Unpublishable(RecorderError):
+    """The state cannot be published; its message lists every problem with its fix."""
+
+
+@dataclass(frozen=True)
+class State:
+    digest: str
+    findings: tuple[Finding, ...]  # every problem, then every notice
+    copies: tuple[str, ...] = ()  # the files written into generated/, from the docs folder
+    stale: tuple[str, ...] = ()  # the snippets whose recorded outputs lag behind them, by name
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """What makes the state unpublishable, each with its fix."""
+        return tuple(found.message for found in self.findings if found.severity is Severity.PROBLEM)
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        return tuple(found.message for found in self.findings if found.severity is Severity.NOTICE)
+
+    @property
+    def recordable(self) -> bool:
+        """Whether `make record` would fix one of the problems."""
+        return any(found.recordable for found in self.findings)
+
+    @property
+    def failure(self) -> str | None:
+        if not self.problems:
+            return None
+        return "the site cannot be built from this state:\n  " + "\n  ".join(self.problems)
+
+
+def generated_dir(project: Project) -> Path:
+    return project.docs_dir / GENERATED
+
+
+def inputs(project: Project) -> list[Path]:
+    """Every file the pages' state depends on, in a stable order; the generated folder is not one."""
+    root, docs = project.root, project.docs_dir
+    folders = [
+        (root / SNIPPETS_DIR, "**/*"),
+        (root / OUTPUTS_DIR, "**/*"),
+        (root / PUBLISHED_DIR, "**/*"),
+        (docs, "*.md"),
+        (docs / NOTEBOOKS_DIR, "*.ipynb"),
+        (root / "compat", "*.json"),
+    ]
+    found = [project.config_file, root / REQUIREMENTS]
+    # The code that judges the state, and words what the pages say of it, is an input too.
+    folders.append((Path(__file__).parent, "**/*.py"))
+    for folder, pattern in folders:
+        found += sorted(
+            path
+            for path in folder.glob(pattern)
+            if path.is_file() and _SKIPPED.isdisjoint(path.relative_to(folder).parts)
+        )
+    return found
+
+
+def digest(project: Project) -> str:
+    """The content of every input, the libraries installed and the repository's variables, as one digest."""
+    hashed = hashlib.sha256()
+    for path in inputs(project):
+        hashed.update(f"{path}\0{path.stat().st_size}\0".encode())
+        hashed.update(path.read_bytes())
+    environment = {
+        "python": sys.version,
+        "installed": installed(),
+        "repository": repr(repository.from_environment(os.environ)),
+    }
+    hashed.update(json.dumps(environment, sort_keys=True).encode())
+    return hashed.hexdigest()
+
+
+def installed() -> list[str]:
+    """Every distribution on sys.path, as its metadata folder names it: name and version, for every library a snippet
+    runs with. Listing folders costs a build whose state is known far less than asking importlib.metadata."""
+    return sorted(
+        {
+            name
+            for folder in map(Path, sys.path)
+            if folder.is_dir()
+            for name in os.listdir(folder)
+            if name.endswith(".dist-info")
+        }
+    )
+
+
+def work_out(project: Project, content: str) -> State:
+    """The state of the project whose inputs have digest `content`: every problem, every notice."""
+    from recorder.project.compat_table import notices  # as in _problems
+    from recorder.project.snippets import discover
+
+    try:
+        state = _problems(project, content)
+    except RecorderError as error:  # the configuration or the manifest cannot be read: nothing else can
+        state = State(content, (problem(str(error)),))
+    return replace(state, findings=state.findings + tuple(notices(project.root, discover(project.root))))
+
+
+def _problems(project: Project, content: str) -> State:
+    """Every problem, in one round: what to fix by hand (a part's description, a template, a page), then what `make
+    record` rewrites (outputs, notebooks), each named once. A problem that only follows from another one is left
+    out: a page quoting a value of a broken template, a missing output or a notebook that differs for a stale one."""
+    # Imported here: a build whose state is already known reads none of them.
+    from recorder.project.outputs import read_outputs
+    from recorder.project.snippets import discover
+    from recorder.project.staleness import missing_output, stale_outputs
+    from recorder.record import notebook
+
+    outputs = read_outputs(project, repository.from_environment(os.environ))
+    lagging = stale_outputs(project, discover(project.root), outputs.records)
+    stale = {found.snippet for found in lagging if found.snippet}
+    recorded = lagging + notebook.stale_notebooks(project, outputs, stale)
+    said = [found.message for found in lagging] + list(map(missing_output, stale))
+    return State(content, tuple(_by_hand(project, outputs, said) + recorded), stale=tuple(sorted(stale)))
+
+
+def _by_hand(project: Project, outputs: Outputs, said: list[str]) -> list[Finding]:
+    """What to fix by hand: a part's description, a template whose snippet is gone, a page; not what `said` says."""
+    from recorder.project.values import templates
+    from recorder.render.conversion import pages_problems  # as in _problems
+    from recorder.render.page import unused_values
+
+    orphaned = [template.orphaned for part in outputs.parts for template in templates(project.root, part)]
+    found = project.undescribed() + [message for message in orphaned if message]
+    copies = {f"{GENERATED}/{name}" for name in site_copies(project)}
+    messages = found + pages_problems(project, outputs, copies, {*found, *said}) + unused_values(project, outputs)
+    return [problem(message) for message in messages]
+
+
+def current(project: Project) -> State:
+    """The state of the project as it is now: the one kept in generated/state.json if its inputs have not changed,
+    else worked out anew and kept there, with the copies the site publishes."""
+    content, kept = digest(project), generated_dir(project) / STATE_FILE
+    state = _read_kept(kept)
+    if state and state.digest == content and all((kept.parent / copy).is_file() for copy in state.copies):
+        return state
+    state = work_out(project, content)
+    if not state.problems:
+        state = replace(state, copies=write_copies(project))
+    _write(kept, (json.dumps(asdict(state), indent=2) + "\n").encode())
+    return state
+
+
+def _read_kept(path: Path) -> State | None:
+    """The state kept at `path`; None where there is none, or it cannot be read (it is then worked out anew)."""
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        findings = tuple(Finding(**{**found, "severity": Severity(found["severity"])}) for found in kept["findings"])
+        return State(kept["digest"], findings, tuple(kept["copies"]), tuple(kept["stale"]))
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def write_copies(project: Project) -> tuple[str, ...]:
+    """Write what the site serves beside its pages into generated/: each snippet's source (which each output
+    links to), the manifest (for tools) and GPT-2's tokenizer files (for Part 1's "Try it" box). Returns their
+    paths inside generated/."""
+    folder = generated_dir(project)
+    copies = {name: source for name, source in site_copies(project).items() if source.is_file()}
+    _remove_stale_copies(folder, keep=set(copies) | {STATE_FILE})
+    for name, source in copies.items():
+        _write(folder / name, source.read_bytes())
+    return tuple(copies)
+
+
+def site_copies(project: Project) -> dict[str, Path]:
+    """What the site serves beside its pages, by its path inside generated/: the snippets, the manifest and the
+    tokenizer's files."""
+    from recorder.render.tokenizer_files import verified  # checks each file's pinned sha256
+
+    root = project.root
+    files = {
+        path.relative_to(root).as_posix(): path
+        for path in sorted((root / SNIPPETS_DIR).rglob("*.py"))
+        if "__pycache__" not in path.parts
+    }
+    files[f"{OUTPUTS_DIR}/{MANIFEST_NAME}"] = root / OUTPUTS_DIR / MANIFEST_NAME
+    files |= {copy.site_path: copy.source for copy in verified()}
+    return files
+
+
+def _remove_stale_copies(folder: Path, keep: set[str]) -> None:
+    """Delete the files of `folder` not named in `keep`, such as the copy of a snippet that is gone."""
+    if not folder.is_dir():
+        return
+    for path in folder.rglob("*"):
+        if path.is_file() and path.relative_to(folder).as_posix() not in keep:
+            path.unlink()
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` whole, and only when it differs: a live reload watching the folder sees no change
+    where there is none."""
+    from recorder.record.store import replace_file  # as work_out's imports: a known state writes nothing
+
+    if not (path.is_file() and path.read_bytes() == data):
+        replace_file(path, data)
+
+
+def check(project: Project) -> State:
+    """The current state; raises Unpublishable, listing every problem, unless it can be published."""
+    state = current(project)
+    if state.failure:
+        raise Unpublishable(state.failure)
+    return state

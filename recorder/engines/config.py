@@ -1,0 +1,113 @@
+"""What mkdocs.yml asks of the project, for MkDocs and Zensical alike: its state, and llms.txt's sections.
+
+mkdocs.yml calls `checked` (the Markdown extension's `state` option) and `llms_sections` through YAML tags, which
+both engines run each time they read the file, before any page: an unpublishable state stops the build there with
+the project's message, and the state's digest, as an option of the extension, keeps an engine's cache of rendered
+pages exactly as long as the state holds. Neither engine tells a tag which file it reads: `configuration_file` finds
+it as both engines' command lines do, and MkDocs' plugin, which MkDocs hands the file, checks it again
+(recorder/engines/plugin.py).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from recorder.check import state
+from recorder.check.state import State
+from recorder.project.config import CONFIG_FILE, Project
+from recorder.project.errors import RecorderError
+
+_CHECKED: dict[str, tuple[Path, State]] = {}  # digest -> the configuration file whose state it is, and the state
+_READING: list[Path] = []  # the file a build in this process reads (`reading`), where the command line does not say
+_PREVIEWS: list[bool] = []  # whether that build is a preview, which shows a state that cannot be published
+
+
+class Unpublishable(state.Unpublishable, yaml.YAMLError):
+    """A state that cannot be published, raised while an engine reads its configuration: a YAML error too, so that
+    the engine reports the message, not a traceback."""
+
+
+@contextmanager
+def reading(config_file: Path, *, preview: bool = False) -> Iterator[None]:
+    """For a build this process runs itself (the preview): the configuration file it reads; in a preview, a state
+    that cannot be published is shown, not refused."""
+    _READING.append(config_file.resolve())
+    _PREVIEWS.append(preview)
+    try:
+        yield
+    finally:
+        _READING.pop()
+        _PREVIEWS.pop()
+
+
+def configuration_file(argv: list[str] | None = None) -> Path:
+    """The configuration file the engine running in this process reads: as both MkDocs' and Zensical's command lines
+    take it, the one `-f` or `--config-file` names, else mkdocs.yml in the folder it runs in."""
+    if _READING:
+        return _READING[-1]
+    arguments = sys.argv[1:] if argv is None else argv
+    for index, argument in enumerate(arguments):
+        if argument in ("-f", "--config-file") and index + 1 < len(arguments):
+            return Path(arguments[index + 1]).resolve()
+        if argument.startswith("--config-file="):
+            return Path(argument.partition("=")[2]).resolve()
+    return (Path.cwd() / CONFIG_FILE).resolve()
+
+
+def _under_zensical() -> bool:
+    """Zensical runs Python-Markdown from its own package, which MkDocs never loads."""
+    return "zensical" in sys.modules
+
+
+def _project(path: Path) -> Project:
+    if _under_zensical() and Path.cwd().resolve() != path.parent:  # its pymdownx.snippets reads base_path from there
+        raise Unpublishable(
+            f"Zensical reads the snippets from the folder it runs in, not from {path.name}'s: run it from {path.parent}."
+        )
+    try:
+        return Project.load(path.parent, path)
+    except RecorderError as error:
+        raise Unpublishable(str(error)) from None
+
+
+def checked(config_file: str | None = None) -> str:
+    """Called by an engine from its configuration file (or by the extension, given the file): the state's digest,
+    once it is publishable, or in a preview."""
+    path = Path(config_file).resolve() if config_file else configuration_file()
+    found = state.current(_project(path))
+    if found.failure and not (_PREVIEWS and _PREVIEWS[-1]):
+        raise Unpublishable(found.failure)
+    _CHECKED[found.digest] = (path, found)
+    return found.digest
+
+
+def checked_as(digest: str) -> tuple[Path, State] | None:
+    """The configuration file and the state whose digest `checked` returned, in this process."""
+    return _CHECKED.get(digest)
+
+
+def llms_sections(listed: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """Called by an engine from its configuration file: llms.txt's sections as it lists them, then each part's page,
+    with its `description`, under the record step's `llms_section`, in the navigation's order."""
+    project = _project(configuration_file())
+    try:
+        pages = {part.page: project.description(part) for part in project.parts()}
+    except RecorderError as error:
+        raise Unpublishable(str(error)) from None
+    sections = {title: list(entries) for title, entries in (listed or {}).items()}
+    return add_unlisted(sections, project.options.llms_section, pages)
+
+
+def add_unlisted(sections: dict[str, list[Any]], title: str, described: dict[str, str]) -> dict[str, list[Any]]:
+    """`sections`, with an entry under `title` for each page of `described` that no section names yet."""
+    named = {
+        next(iter(entry)) if isinstance(entry, dict) else entry for entries in sections.values() for entry in entries
+    }
+    sections.setdefault(title, []).extend({page: about} for page, about in described.items() if page not in named)
+    return sections
