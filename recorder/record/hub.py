@@ -85,9 +85,9 @@ def configure() -> bool:
     if "transformers" in sys.modules or "huggingface_hub" in sys.modules:
         raise RuntimeError("hub.configure() must run before transformers is imported")
     if hub_reachable():
-        from huggingface_hub import constants, set_client_factory
+        from huggingface_hub import constants, get_session
 
-        set_client_factory(_Watch(constants.HF_HUB_ETAG_TIMEOUT).client)
+        _Watch(constants.HF_HUB_ETAG_TIMEOUT).hook(get_session())
         return True
     os.environ["HF_HUB_OFFLINE"] = "1"
     return False
@@ -221,13 +221,13 @@ class _Watch:
     def response(self, response: httpx.Response) -> None:
         self.silent_since = None
 
-    def client(self) -> httpx.Client:
-        from huggingface_hub.utils._http import default_client_factory  # not re-exported: the client to extend
-
-        client = default_client_factory()
-        client.event_hooks["request"].append(self.request)
-        client.event_hooks["response"].append(self.response)
-        return client
+    def hook(self, client: httpx.Client) -> None:
+        """Watch every request of `client`, the one huggingface_hub shares between its calls (`get_session`)."""
+        hooks = client.event_hooks
+        client.event_hooks = {
+            "request": [*hooks["request"], self.request],
+            "response": [*hooks["response"], self.response],
+        }
 
 
 def loaded_snapshot(namespaces: list[dict[str, Any]]) -> Path:
