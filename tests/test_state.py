@@ -277,6 +277,13 @@ def test_the_state_is_kept_by_content_not_by_file_times(project: Path) -> None:
     assert after.digest != before.digest and not after.problems
 
 
+def test_the_code_that_judges_and_words_the_state_is_an_input_of_it() -> None:
+    """An edit of the recorder (a rule of staleness, the wording of a page) is a new state, not the kept one."""
+    code = {path for path in (ROOT / "recorder").rglob("*.py") if "__pycache__" not in path.parts}
+    assert {ROOT / "recorder" / "project" / "staleness.py", ROOT / "recorder" / "render" / "page.py"} <= code
+    assert code <= set(state.inputs(PROJECT))
+
+
 def test_a_kept_state_that_is_damaged_is_worked_out_anew(project: Path) -> None:
     loaded = Project.load(project)
     digest = state.current(loaded).digest
