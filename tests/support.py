@@ -106,11 +106,14 @@ def build(project: Path) -> Built:
     """`mkdocs build --strict` of a project copy into its own site/, run in this process.
 
     The same calls as the command line, without paying for a new interpreter and
-    MkDocs' imports on each of the many builds the tests make.
+    MkDocs' imports on each of the many builds the tests make. The command line names the configuration file
+    (`-f`) where the YAML tags of mkdocs.yml find it; a build in this process names it with `reading`.
     """
     from mkdocs.commands.build import build as build_site
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
+
+    from recorder.engines.config import reading
 
     printed = io.StringIO()
     handler = logging.StreamHandler(printed)
@@ -118,8 +121,9 @@ def build(project: Path) -> Built:
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
     try:
-        config = load_config(config_file=str(project / "mkdocs.yml"), site_dir=str(project / "site"), strict=True)
-        build_site(config)
+        with reading(project / "mkdocs.yml"):
+            config = load_config(config_file=str(project / "mkdocs.yml"), site_dir=str(project / "site"), strict=True)
+            build_site(config)
     except MkDocsException as error:
         return Built(1, f"{printed.getvalue()}Error: {error}\n")
     finally:

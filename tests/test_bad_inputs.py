@@ -24,7 +24,9 @@ import pytest
 from nbformat.validator import get_validator
 
 from recorder.__main__ import main
+from recorder.project import manifest, staleness
 from recorder.project.config import Project, part_names
+from recorder.project.manifest import LOCK, READY, TRANSACTION
 from recorder.record import store
 from recorder.record.runner import QUIET_LIBRARIES
 from recorder.record.step import record as store_record
@@ -231,7 +233,7 @@ def test_force_offline_reruns_every_snippet_it_can_keeps_the_article_s_and_chang
     before = snapshot(project / "outputs")
     result = record(run, project, "--force", env=offline_env(HF_HOME=str(empty_home)))
     assert result.returncode == 0, result.stderr
-    ran = len(store.read_manifest(project)) - len(PUBLISHED)
+    ran = len(manifest.read(project)) - len(PUBLISHED)
     assert f"recorded {ran} of {ran + len(PUBLISHED)} snippets into outputs/ ({ran} of them as recorded already" in (
         result.stdout
     )
@@ -242,18 +244,21 @@ def test_force_offline_reruns_every_snippet_it_can_keeps_the_article_s_and_chang
     assert snapshot(project / "outputs") == before
 
 
+def stale(project: Path) -> list:
+    """What `make record` would fix in the project at `project`, as every check reads it."""
+    return staleness.stale(Project.load(project))
+
+
 def published(project: Path) -> dict[str, bytes]:
     """What the site is built from: outputs/ without an unfinished transaction."""
     return {
-        name: data
-        for name, data in snapshot(project / "outputs").items()
-        if not name.startswith(f"{store.TRANSACTION}/")
+        name: data for name, data in snapshot(project / "outputs").items() if not name.startswith(f"{TRANSACTION}/")
     }
 
 
 def restore(project: Path, files: dict[str, bytes]) -> None:
     outputs = project / "outputs"
-    shutil.rmtree(outputs / store.TRANSACTION, ignore_errors=True)
+    shutil.rmtree(outputs / TRANSACTION, ignore_errors=True)
     for name in set(published(project)) - set(files):
         (outputs / name).unlink()
     for name, data in files.items():
@@ -266,7 +271,7 @@ def staged(staging: Path) -> dict[str, bytes]:
     return {
         path.relative_to(staging).as_posix(): path.read_bytes()
         for path in staging.rglob("*")
-        if path.is_file() and path.name != store.READY
+        if path.is_file() and path.name != READY
     }
 
 
@@ -286,7 +291,7 @@ def test_a_record_run_killed_at_any_step_of_its_commit_loses_nothing(project: Pa
     # inside outputs/<part>/ as well as at the top of outputs/.
     (project / "snippets" / PART / "first.py").unlink()
     add_snippet(project, "second", 'print("second")\n')
-    staging = project / "outputs" / store.TRANSACTION
+    staging = project / "outputs" / TRANSACTION
     kills = 0
     while True:
         kills += 1
@@ -296,10 +301,10 @@ def test_a_record_run_killed_at_any_step_of_its_commit_loses_nothing(project: Pa
             break
         assert ended == -signal.SIGKILL, f"killed before call {kills}: exit status {ended}"
         left = published(project)
-        if (staging / store.READY).exists():
+        if (staging / READY).exists():
             # Complete but not yet in place: the next run puts it there before anything else.
-            assert "interrupted record run. Run `make record` to finish it." in store.stale_outputs(project)[0].message
-            marker = json.loads((staging / store.READY).read_text())
+            assert "interrupted record run. Run `make record` to finish it." in stale(project)[0].message
+            marker = json.loads((staging / READY).read_text())
             assert f"{PART}/first.txt" in marker["remove"] and "removed-part/gone.txt" in marker["remove"]
             expected = {name: data for name, data in left.items() if name not in marker["remove"]}
             expected |= staged(staging)
@@ -310,7 +315,7 @@ def test_a_record_run_killed_at_any_step_of_its_commit_loses_nothing(project: Pa
         assert record_in_a_fork(project, 0, report) == 0
         rerun = report.read_text(encoding="utf-8")
         assert not staging.exists()
-        assert store.stale_outputs(project) == []
+        assert stale(project) == []
         if expected is None:
             assert f"[1/1] snippets/{PART}/second.py" in rerun
         else:
@@ -332,7 +337,7 @@ def test_a_second_record_run_is_refused_while_one_is_running(run, project: Path)
         'import pathlib, time\n\nwhile not pathlib.Path("release").exists():\n'
         '    time.sleep(0.05)\nprint("released")\n',
     )
-    lock = project / "outputs" / store.LOCK
+    lock = project / "outputs" / LOCK
     first = subprocess.Popen(
         [sys.executable, "-m", "recorder", "record"],
         cwd=project,
@@ -357,7 +362,7 @@ def test_a_second_record_run_is_refused_while_one_is_running(run, project: Path)
         _, stderr = first.communicate(timeout=120)
     assert first.returncode == 0, stderr
     assert (project / "outputs" / PART / "waits.txt").read_text() == "released\n"
-    assert store.stale_outputs(project) == []
+    assert stale(project) == []
 
 
 @pytest.fixture
@@ -459,8 +464,10 @@ def test_a_damaged_manifest_is_named_with_its_fix(project: Path, capsys: pytest.
     (project / "outputs" / "manifest.json").write_text("{", encoding="utf-8")
     assert main(["--root", str(project), "check"]) == 1
     said = capsys.readouterr().err
-    assert f"{project / 'outputs' / 'manifest.json'} is not a valid manifest" in said, said
-    assert "git checkout -- outputs/manifest.json" in said
+    assert (
+        "outputs/manifest.json is not JSON (Expecting property name enclosed in double quotes: line 1 column 2 "
+        "(char 1)). Restore it with `git checkout -- outputs/manifest.json`, then run `make record`.\n"
+    ) in said, said
 
 
 def test_each_file_is_synced_before_it_replaces_the_old_and_its_folder_after(

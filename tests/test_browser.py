@@ -27,11 +27,11 @@ from playwright.sync_api import (
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from transformers.convert_slow_tokenizer import bytes_to_unicode
 
+from recorder.project import compat_table, manifest
 from recorder.project.config import Part, Project
 from recorder.project.directives import Compatibility, Directive, Example, Listing, Provenance, parse
 from recorder.project.provenance import SHORT_HASH
 from recorder.project.snippets import discover
-from recorder.render import compat_page
 from support import ROOT, gpt2_tokenizer
 from test_llms import shown_code
 from tools.local_site import served
@@ -56,7 +56,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 SEARCH_INDEX = "/search/search_index.json"
 DOCS = ROOT / "docs"
 PHONE = {"width": 390, "height": 844}
-MANIFEST = json.loads((ROOT / "outputs" / "manifest.json").read_text(encoding="utf-8"))["snippets"]
+MANIFEST = manifest.read(ROOT)
 PARTS = Project.load(ROOT).parts()
 
 
@@ -317,9 +317,9 @@ def test_the_pages_visited_are_the_pages_of_the_built_site(built_site: Path) -> 
 @pytest.mark.parametrize("path", pages_showing(Compatibility))
 def test_compatibility_table_shows_each_difference_on_a_click(visit: Visit, path: str) -> None:
     """A row per snippet, grouped by part; each verdict other than "same" links to its lines or its error."""
-    table = compat_page.read(ROOT)
+    table = compat_table.read(ROOT)
     snippets = discover(ROOT)
-    checked = set(snippets) - set(compat_page.unchecked(ROOT, table, snippets))
+    checked = set(snippets) - set(compat_table.unchecked(ROOT, table, snippets))
     differing = [
         cell for name in checked for cell in table["snippets"][name]["results"].values() if cell["verdict"] != "same"
     ]
@@ -438,7 +438,7 @@ def test_a_provenance_line_opens_onto_its_whole_record_on_a_phone(visit: Visit, 
     assert blocks, "the page shows recorded outputs"
     for block in blocks:
         name = block.get_attribute("data-snippet")
-        digest = MANIFEST[name]["output_sha256"]
+        digest = MANIFEST[name].output_sha256
         record = block.locator("details.provenance-record dl")
         assert not record.is_visible(), f"{name}: the record starts closed"
         block.locator("summary").click()

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from recorder.project import manifest
 from recorder.project.config import Part, Project
+from recorder.project.manifest import Origin
 from recorder.project.snippets import discover
-from recorder.record import store
 from support import ROOT
 
 PROJECT = Project.load(ROOT)
-MANIFEST = store.read_manifest(ROOT)
+MANIFEST = manifest.read(ROOT)
 SNIPPETS = discover(ROOT)
 DOCS = ROOT / "docs"
 PROVENANCE = (DOCS / "provenance.md").read_text(encoding="utf-8")
@@ -36,10 +37,10 @@ def test_a_model_built_from_a_configuration_is_executed_here_and_loads_no_weight
     ]
     assert configured, "no snippet builds a model from a configuration: this checks nothing"
     for name in configured:
-        assert SNIPPETS[name].loads != "weights", name
+        assert SNIPPETS[name].runs_on is not Origin.WEIGHTS, name
     for name, snippet in SNIPPETS.items():
-        if snippet.loads != "weights":
-            assert MANIFEST[name]["origin"] == "executed", name
+        if snippet.runs_on is not Origin.WEIGHTS:
+            assert MANIFEST[name].origin.executed, name
             assert not (ROOT / "published" / f"{name}.txt").exists(), name
 
 
@@ -111,8 +112,8 @@ def test_a_page_that_reads_a_gradient_claims_no_more_than_the_checks_show(path: 
 def test_the_provenance_page_states_the_publishing_rule_the_code_applies() -> None:
     """Published: exactly the snippets that load GPT-2's weights, which the code reads as `from_pretrained` called
     on a model class; the page says that, and no longer that every output is recorded from running its file."""
-    published = {name for name, entry in MANIFEST.items() if entry["origin"] == "published"}
-    assert published == {name for name, snippet in SNIPPETS.items() if snippet.loads == "weights"}
+    published = {name for name, record in MANIFEST.items() if not record.origin.executed}
+    assert published == {name for name, snippet in SNIPPETS.items() if snippet.runs_on is Origin.WEIGHTS}
     assert "snippet that loads GPT-2's weights (one that calls `from_pretrained` on a model class)" in PROVENANCE
     assert "never typed by hand" not in PROVENANCE and "that depend on GPT-2's real weights" not in PROVENANCE
     assert f"the article *{PROJECT.options.published_article}*" in PROVENANCE

@@ -18,12 +18,16 @@ import pytest
 from bs4 import BeautifulSoup
 
 from recorder.__main__ import main
+from recorder.project import compat_table, manifest, staleness
+from recorder.project.compat_table import CompatError, View
 from recorder.project.config import Project
 from recorder.project.errors import RecorderError
+from recorder.project.findings import Severity
+from recorder.project.gpt2 import MODEL_ID, REVISION
+from recorder.project.manifest import Article, Model, Origin, Record
 from recorder.project.snippets import discover, sha256_file
-from recorder.record import step, store
+from recorder.record import step
 from recorder.render import compat_page
-from recorder.render.compat_page import CompatError, render
 from recorder.tools import compat, pr_compat
 from recorder.tools.compat import Printed, verdict, weight_dependent_lines
 from support import ROOT
@@ -111,19 +115,21 @@ OUTPUTS = {
 
 
 def small_project(root: Path, hub_cache: Path) -> Path:
-    """Snippets, outputs recorded as `make record` would (manifest included) and requirements.txt."""
+    """Snippets, outputs recorded as `make record` would (manifest included), requirements.txt, and the
+    configuration file that makes the folder a project, listing the record step's plugin."""
     for name, source in SNIPPETS.items():
         (root / "snippets" / f"{name}.py").parent.mkdir(parents=True, exist_ok=True)
         (root / "snippets" / f"{name}.py").write_text(source, encoding="utf-8")
     (root / "requirements.txt").write_text("transformers==1.0\n", encoding="utf-8")
-    entries = {}
+    (root / "mkdocs.yml").write_text("plugins:\n  - recorded-outputs\n", encoding="utf-8")
+    records = {}
     for name, snippet in discover(root).items():
         output = OUTPUTS[name].format(cache=hub_cache).encode()
         (root / "outputs" / f"{name}.txt").parent.mkdir(parents=True, exist_ok=True)
         (root / "outputs" / f"{name}.txt").write_bytes(output)
-        entries[name] = step.entry(root, snippet, output, origin="executed", seconds=0.0, model=None)
-    (root / "outputs" / "manifest.json").write_bytes(store.manifest_bytes(entries))
-    assert store.stale_outputs(root) == []
+        records[name] = step.new_record(root, snippet, output, snippet.runs_on, 0.0)
+    (root / "outputs" / "manifest.json").write_bytes(manifest.to_bytes(records))
+    assert staleness.stale(Project.load(root)) == []
     return root
 
 
@@ -203,7 +209,7 @@ def test_the_table_records_what_each_release_ran_with_and_what_it_checked(checke
             "huggingface_hub",
         }
         assert about["checked_at"].endswith("+00:00")
-    written = json.loads((root / compat_page.RESULTS).read_text(encoding="utf-8"))
+    written = json.loads((root / compat_table.RESULTS).read_text(encoding="utf-8"))
     assert written["about"] == compat.HEADER
     assert sorted(written["snippets"]) == sorted(SNIPPETS)
     for name, row in written["snippets"].items():
@@ -233,7 +239,16 @@ def test_outputs_out_of_date_stop_the_run_before_anything_runs(tmp_path: Path) -
 
 
 def page(root: Path, parts: dict[str, str] | None = None) -> BeautifulSoup:
-    return BeautifulSoup(render(root, parts=parts), "html.parser")
+    found = compat_table.view(root, discover(root))
+    assert isinstance(found, View), found
+    return BeautifulSoup(compat_page.render(found, manifest.read(root), None, parts or {}), "html.parser")
+
+
+def notices(root: Path) -> list[str]:
+    """What `python -m recorder check` says of the table of the project at `root`: notices, never problems."""
+    found = compat_table.notices(root, discover(root))
+    assert all(finding.severity is Severity.NOTICE for finding in found), found
+    return [finding.message for finding in found]
 
 
 def row_cells(document: BeautifulSoup, name: str) -> list[Any]:
@@ -312,7 +327,7 @@ def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, 
     root, _, _ = checked
     copy = tmp_path / "project"
     subprocess.run(["cp", "-r", str(root), str(copy)], check=True)
-    assert compat_page.notices(copy) == []
+    assert notices(copy) == []
     (copy / "snippets" / "vectors" / "shape.py").write_text(
         SNIPPETS["vectors/shape"] + "# now commented\n", encoding="utf-8"
     )
@@ -326,7 +341,7 @@ def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, 
         assert len(cells) == 1 and cells[0]["colspan"] == "2"
         assert cells[0].get_text() == f"not yet checked: {changed} changed since compat/results.json was made"
         assert document.find(id=f"compat-{name.replace('/', '-')}-2.0") is None, "no old verdict"
-    assert compat_page.notices(copy) == [
+    assert notices(copy) == [
         "2 rows of the version table are not yet checked since compat/results.json was made (a snippet or its "
         "output changed): run `make compat`, which checks only those, and commit compat/results.json."
     ]
@@ -335,11 +350,11 @@ def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, 
 def rerecorded(root: Path, name: str, source: str) -> None:
     """`snippets/NAME.py` rewritten as `source`, printing what it printed, and recorded again, as `make record` does."""
     (root / "snippets" / f"{name}.py").write_text(source, encoding="utf-8")
-    current = step.Recording(discover(root), store.read_manifest(root))
+    current = step.Recording(Project.load(root), discover(root), manifest.read(root))
     output = (root / "outputs" / f"{name}.txt").read_bytes()
-    new_entry = step.entry(root, current.snippets[name], output, origin="executed", seconds=0.0, model=None)
-    step.save(root, current, {name: (output, new_entry)})
-    assert store.stale_outputs(root) == []
+    snippet = current.snippets[name]
+    step.save(root, current, {name: (output, step.new_record(root, snippet, output, snippet.runs_on, 0.0))})
+    assert staleness.stale(current.project) == []
 
 
 @pytest.fixture
@@ -363,7 +378,7 @@ def test_make_compat_checks_only_the_rows_not_yet_checked_and_keeps_the_others(o
         timeout=30,
         report=printed.append,
         interpreter=lambda release, wanted: [str(release_interpreter(folder, release))],
-        previous=compat_page.read(root),
+        previous=compat_table.read(root),
     )
     assert "checking 1 of 5 rows, not yet checked" in printed
     ran = [line.rsplit("  ", 1)[0] for line in printed if line.startswith("  transformers")]
@@ -376,8 +391,8 @@ def test_make_compat_checks_only_the_rows_not_yet_checked_and_keeps_the_others(o
     assert {name: row for name, row in table["snippets"].items() if name != "vectors/shape"} == {
         name: row for name, row in before["snippets"].items() if name != "vectors/shape"
     }
-    assert compat_page.notices(root) == []
-    assert json.loads((root / compat_page.RESULTS).read_text(encoding="utf-8"))["snippets"] == table["snippets"]
+    assert notices(root) == []
+    assert json.loads((root / compat_table.RESULTS).read_text(encoding="utf-8"))["snippets"] == table["snippets"]
 
 
 def test_make_compat_with_every_row_checked_runs_nothing(checked, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -391,7 +406,7 @@ def test_make_compat_with_every_row_checked_runs_nothing(checked, monkeypatch: p
 
 def test_a_release_that_now_runs_with_other_versions_has_every_row_checked_again(one_row_not_yet_checked) -> None:
     folder, root, _ = one_row_not_yet_checked
-    previous = compat_page.read(root)
+    previous = compat_table.read(root)
     previous["releases"]["2.0"]["versions"]["tokenizers"] = "0.0.1"
     printed: list[str] = []
     compat.check_releases(
@@ -424,7 +439,7 @@ def test_the_pull_request_job_checks_the_rows_left_unchecked_and_says_what_to_co
             timeout=30,
             report=lambda line: None,
             interpreter=lambda release, wanted: [str(release_interpreter(folder, release))],
-            previous=compat_page.read(project),
+            previous=compat_table.read(project),
         )
 
     assert pr_compat.run(root, make_compat, summary) is False
@@ -453,7 +468,7 @@ def test_a_missing_or_broken_table_names_the_file_and_the_fix(
         (tmp_path / "compat").mkdir()
         (tmp_path / "compat" / "results.json").write_text(content, encoding="utf-8")
     with pytest.raises(CompatError, match=message):
-        compat_page.read(tmp_path)
+        compat_table.read(tmp_path)
 
 
 def test_recorder_check_mentions_a_stale_table_without_failing(
@@ -462,10 +477,10 @@ def test_recorder_check_mentions_a_stale_table_without_failing(
     # A row made for the snippet as it is, then its source changed since.
     snippet = next(iter(discover(project).values()))
     source = snippet.relative(project)
-    results_path = project / compat_page.RESULTS
+    results_path = project / compat_table.RESULTS
     table = json.loads(results_path.read_text(encoding="utf-8"))
     table["snippets"][snippet.name] = {
-        **compat_page.checked_against(project, snippet),
+        **compat_table.checked_against(project, snippet),
         "results": {release: {"verdict": "same"} for release in table["releases"]},
     }
     table["snippets"][snippet.name]["sources"][source] = "0" * 64
@@ -474,7 +489,7 @@ def test_recorder_check_mentions_a_stale_table_without_failing(
     assert main(["--root", str(project), "check"]) == 0
     notices = [line for line in capsys.readouterr().err.splitlines() if line.startswith("notice: ")]
     # The committed table is whole: the one row changed here is the only one not yet checked.
-    assert len(compat_page.unchecked(project, compat_page.read(project), discover(project))) == 1
+    assert len(compat_table.unchecked(project, compat_table.read(project), discover(project))) == 1
     assert notices == [
         "notice: 1 row of the version table is not yet checked since compat/results.json was made (a snippet or "
         "its output changed): run `make compat`, which checks only those, and commit compat/results.json."
@@ -527,7 +542,7 @@ def test_a_release_that_cannot_start_is_named_with_the_fix() -> None:
 
 @pytest.mark.slow
 def test_the_built_page_shows_every_snippet_and_release_of_the_committed_table(built_site: Path) -> None:
-    table = compat_page.read(ROOT)
+    table = compat_table.read(ROOT)
     document = BeautifulSoup((built_site / "compatibility" / "index.html").read_text(encoding="utf-8"), "html.parser")
     results_table = document.select_one("article .compatibility table")
     heads = [th.get_text(" ", strip=True).removesuffix(" (pinned)") for th in results_table.thead.find_all("th")]
@@ -551,29 +566,46 @@ def test_the_built_page_shows_every_snippet_and_release_of_the_committed_table(b
     assert len(rows) == len(snippets), "every snippet has a row, in a part the navigation names"
 
 
+def a_record(origin: Origin, counts: tuple[int, int] | None = None) -> Record:
+    """A record of `origin`; taken from the article, with the counts (exact, weight-dependent) of its check."""
+    article = Article("An article", "published/part/example.txt", {}, None, *counts) if counts else None
+    return Record(
+        source="snippets/part/example.py",
+        output="outputs/part/example.txt",
+        output_sha256="0" * 64,
+        sources={"snippets/part/example.py": "1" * 64},
+        origin=origin,
+        model=Model(MODEL_ID, REVISION, {}),
+        versions={},
+        recorded_at="2027-01-02T03:04:05+00:00",
+        seconds=0.0,
+        article=article,
+    )
+
+
 @pytest.mark.parametrize(
     ("entry", "said"),
     [
-        ({"origin": "published", "published": {"exact_lines": 2, "weight_dependent_lines": 0}}, "same"),
-        ({"origin": "published", "published": {"exact_lines": 0, "weight_dependent_lines": 2}}, "same form"),
-        ({"origin": "published", "published": {"exact_lines": 3, "weight_dependent_lines": 1}}, "same, 1 line by form"),
-        ({"origin": "executed", "model": {"loaded": "weights"}}, "same, weight-dependent lines by form"),
-        ({"origin": "executed", "model": {"loaded": "tokenizer"}}, "same"),
+        (a_record(Origin.ARTICLE_PRINTED, (2, 0)), "same"),
+        (a_record(Origin.ARTICLE_PRINTED, (0, 2)), "same form"),
+        (a_record(Origin.ARTICLE_PRINTED, (3, 1)), "same, 1 line by form"),
+        (a_record(Origin.WEIGHTS), "same, weight-dependent lines by form"),
+        (a_record(Origin.TOKENIZER), "same"),
         (None, "same"),
     ],
 )
-def test_a_same_cell_says_what_was_compared(entry: dict[str, Any] | None, said: str) -> None:
+def test_a_same_cell_says_what_was_compared(entry: Record | None, said: str) -> None:
     assert compat_page.same(entry) == said
 
 
 def test_the_site_s_same_cells_say_form_only_where_the_record_has_no_weight_independent_line() -> None:
     """On the real table: a published output whose every line depends on weight values reads "same form"."""
-    manifest = store.read_manifest(ROOT)
-    document = BeautifulSoup(render(ROOT, manifest=manifest), "html.parser")
-    for name, entry in manifest.items():
-        published = entry.get("published") or {}
+    records = manifest.read(ROOT)
+    document = page(ROOT)
+    for name, entry in records.items():
+        published = entry.article
         cells = {cell.get_text() for cell in row_cells(document, name)}
-        if published.get("weight_dependent_lines") and not published.get("exact_lines"):
+        if published is not None and published.weight_dependent_lines and not published.exact_lines:
             assert cells <= {"same form"} or any(cell.startswith(("differs", "error")) for cell in cells), name
         else:
             assert "same form" not in cells, name

@@ -3,18 +3,19 @@ checked on a small git repository of synthetic outputs."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from recorder.__main__ import main
+from recorder.project import manifest
 from recorder.project.errors import RecorderError
 from recorder.project.gpt2 import REVISION, WEIGHTS_SHA256, short
-from recorder.record import store
+from recorder.project.manifest import Article, Model, Origin, Record
 from recorder.tools.diff import Outputs, render, report
 
 # Snippets are named "<part>/<stem>", their outputs are outputs/<part>/<stem>.txt.
@@ -33,30 +34,31 @@ def git(root: Path, *args: str) -> str:
 ARTICLE = "An article"
 
 
-def entry(name: str, **changes: Any) -> dict[str, Any]:
-    """A manifest entry shaped like the ones `make record` writes."""
-    return {
-        "source": f"snippets/{name}.py",
-        "output": f"outputs/{name}.txt",
-        "output_sha256": "0" * 64,
-        "key": "1" * 64,
-        "sources": {f"snippets/{name}.py": "2" * 64},
-        "origin": "published",
-        "model": {"id": "gpt2", "revision": REVISION, "files": None},
-        "versions": {"python": "3.11.7", "transformers": "5.17.0"},
-        "published": {
-            "article": ARTICLE,
-            "stated": {"revision": REVISION},
-            "exact_lines": 2,
-            "weight_dependent_lines": 0,
-        },
-        "recorded_at": "2026-11-30T09:45:57+00:00",
-        "seconds": 0.0,
+def entry(name: str, **changes: Any) -> Record:
+    """A record shaped like the ones `make record` writes: by default of an output taken from the article."""
+    return replace(
+        Record(
+            source=f"snippets/{name}.py",
+            output=f"outputs/{name}.txt",
+            output_sha256="0" * 64,
+            sources={f"snippets/{name}.py": "2" * 64},
+            origin=Origin.ARTICLE_PRINTED,
+            model=Model("gpt2", REVISION, {}),
+            versions={"python": "3.11.7", "transformers": "5.17.0"},
+            recorded_at="2026-11-30T09:45:57+00:00",
+            seconds=0.0,
+            article=Article(ARTICLE, f"published/{name}.txt", {"revision": REVISION}, None, 2, 0),
+        ),
         **changes,
-    }
+    )
 
 
-def write(root: Path, texts: dict[str, str], entries: dict[str, dict[str, Any]]) -> None:
+def executed(name: str) -> Record:
+    """The record of an output the record step executed with no model."""
+    return entry(name, origin=Origin.NO_MODEL, model=None, article=None)
+
+
+def write(root: Path, texts: dict[str, str], entries: dict[str, Record]) -> None:
     """Replace the outputs and the manifest of `root`."""
     folder = root / "outputs"
     for old in folder.rglob("*.txt"):
@@ -64,7 +66,7 @@ def write(root: Path, texts: dict[str, str], entries: dict[str, dict[str, Any]])
     for name, text in texts.items():
         (folder / f"{name}.txt").parent.mkdir(exist_ok=True)
         (folder / f"{name}.txt").write_text(text, encoding="utf-8")
-    (folder / "manifest.json").write_bytes(store.manifest_bytes(entries))
+    (folder / "manifest.json").write_bytes(manifest.to_bytes(entries))
 
 
 def commit(root: Path, message: str) -> str:
@@ -73,8 +75,8 @@ def commit(root: Path, message: str) -> str:
     return git(root, "rev-parse", "HEAD")
 
 
-def manifest(root: Path) -> dict[str, dict[str, Any]]:
-    return json.loads((root / "outputs" / "manifest.json").read_text())["snippets"]
+def records(root: Path) -> dict[str, Record]:
+    return manifest.read(root)
 
 
 @pytest.fixture
@@ -97,19 +99,21 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     write(
         root,
         {GREETING_NAME: GREETING, FIGURE_NAME: FIGURE},
-        {GREETING_NAME: entry(GREETING_NAME), FIGURE_NAME: entry(FIGURE_NAME, origin="executed", model=None)},
+        {GREETING_NAME: entry(GREETING_NAME), FIGURE_NAME: executed(FIGURE_NAME)},
     )
     commit(root, "first outputs")
     return root
 
 
 def test_a_changed_output_shows_its_text_diff_and_what_changed_in_its_provenance(repo: Path) -> None:
-    entries = manifest(repo)
-    entries[GREETING_NAME] |= {
-        "origin": "executed",
-        "recorded_at": "2026-12-01T00:00:00+00:00",
-        "model": {"id": "gpt2", "revision": REVISION, "files": {"model.safetensors": WEIGHTS_SHA256}},
-    }
+    entries = records(repo)
+    entries[GREETING_NAME] = replace(
+        entries[GREETING_NAME],
+        origin=Origin.WEIGHTS,
+        recorded_at="2026-12-01T00:00:00+00:00",
+        model=Model("gpt2", REVISION, {"model.safetensors": WEIGHTS_SHA256}),
+        article=None,
+    )
     write(repo, {GREETING_NAME: "hello\nthere\n", FIGURE_NAME: FIGURE}, entries)
 
     markdown = report(repo)
@@ -129,16 +133,17 @@ def test_a_changed_output_shows_its_text_diff_and_what_changed_in_its_provenance
 
 
 def test_nothing_changed_is_one_line_even_when_re_recorded(repo: Path) -> None:
-    entries = manifest(repo)
-    entries[GREETING_NAME] |= {"recorded_at": "2026-12-01T00:00:00+00:00", "seconds": 1.5, "key": "3" * 64}
+    entries = records(repo)
+    entries[GREETING_NAME] = replace(entries[GREETING_NAME], recorded_at="2026-12-01T00:00:00+00:00", seconds=1.5)
     write(repo, {GREETING_NAME: GREETING, FIGURE_NAME: FIGURE}, entries)
 
     assert report(repo) == "No recorded output changed since `HEAD`.\n"
 
 
 def test_a_provenance_change_alone_is_reported(repo: Path) -> None:
-    entries = manifest(repo)
-    entries[GREETING_NAME]["versions"]["transformers"] = "5.24.0"
+    entries = records(repo)
+    versions = {**entries[GREETING_NAME].versions, "transformers": "5.24.0"}
+    entries[GREETING_NAME] = replace(entries[GREETING_NAME], versions=versions)
     write(repo, {GREETING_NAME: GREETING, FIGURE_NAME: FIGURE}, entries)
 
     markdown = report(repo)
@@ -149,8 +154,9 @@ def test_a_provenance_change_alone_is_reported(repo: Path) -> None:
 
 
 def test_what_the_article_states_of_an_output_is_part_of_its_provenance(repo: Path) -> None:
-    entries = manifest(repo)
-    entries[GREETING_NAME]["published"] |= {"prose": "Both are hello.", "stated": {"transformers": "5.18.0"}}
+    entries = records(repo)
+    article = replace(entries[GREETING_NAME].article, prose="Both are hello.", stated={"transformers": "5.18.0"})
+    entries[GREETING_NAME] = replace(entries[GREETING_NAME], origin=Origin.ARTICLE_PROSE, article=article)
     write(repo, {GREETING_NAME: GREETING, FIGURE_NAME: FIGURE}, entries)
 
     markdown = report(repo)
@@ -172,7 +178,7 @@ def test_what_the_article_states_of_an_output_is_part_of_its_provenance(repo: Pa
 )
 def test_a_figure_is_named_by_its_title_instead_of_diffed(repo: Path, title: str, said: str) -> None:
     changed = FIGURE.replace('width="4"', 'width="5"').replace("Rows 0 &amp; 1 of the table", title)
-    write(repo, {GREETING_NAME: GREETING, FIGURE_NAME: changed}, manifest(repo))
+    write(repo, {GREETING_NAME: GREETING, FIGURE_NAME: changed}, records(repo))
 
     markdown = report(repo)
 
@@ -182,9 +188,9 @@ def test_a_figure_is_named_by_its_title_instead_of_diffed(repo: Path, title: str
 
 def test_added_and_removed_outputs_are_reported_by_name_in_order(repo: Path) -> None:
     """Here with a part removed (its only output goes) and a part added."""
-    entries = manifest(repo)
+    entries = records(repo)
     del entries[GREETING_NAME]
-    entries["part-three/farewell"] = entry("part-three/farewell", origin="executed", model=None)
+    entries["part-three/farewell"] = executed("part-three/farewell")
     write(repo, {"part-three/farewell": "bye\n", FIGURE_NAME: FIGURE}, entries)
 
     markdown = report(repo)
@@ -206,7 +212,7 @@ def test_added_and_removed_outputs_are_reported_by_name_in_order(repo: Path) -> 
 def test_outputs_of_the_same_stem_in_two_parts_are_told_apart(repo: Path) -> None:
     """Both parts may have a `token_ids`: each is its own output, named with its part."""
     first, second = "part-one/token_ids", "part-two/token_ids"
-    entries = manifest(repo) | {first: entry(first), second: entry(second)}
+    entries = records(repo) | {first: entry(first), second: entry(second)}
     texts = {GREETING_NAME: GREETING, FIGURE_NAME: FIGURE, first: "[1, 2]\n", second: "[1, 2]\n"}
     write(repo, texts, entries)
     commit(repo, "a token_ids in each part")
@@ -243,7 +249,7 @@ def test_any_text_stays_inside_its_fence_and_a_missing_last_newline_shows() -> N
 def test_by_default_the_base_is_the_merge_base_with_origin_main(repo: Path) -> None:
     branch_point = git(repo, "rev-parse", "HEAD")
     git(repo, "checkout", "-q", "-b", "feature")
-    entries = manifest(repo)
+    entries = records(repo)
     write(repo, {GREETING_NAME: "hello\nbranch\n", FIGURE_NAME: FIGURE}, entries)
     commit(repo, "the branch changes greeting")
     git(repo, "checkout", "-q", "main")
@@ -262,7 +268,7 @@ def test_by_default_the_base_is_the_merge_base_with_origin_main(repo: Path) -> N
 
 
 def test_a_named_base_is_compared_with(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write(repo, {GREETING_NAME: "hello\nagain\n", FIGURE_NAME: FIGURE}, manifest(repo))
+    write(repo, {GREETING_NAME: "hello\nagain\n", FIGURE_NAME: FIGURE}, records(repo))
     commit(repo, "greeting changes")
 
     assert main(["--root", str(repo), "diff", "HEAD~1"]) == 0
@@ -285,10 +291,21 @@ def test_an_unknown_ref_or_a_folder_outside_git_fails_naming_the_cause_and_the_f
 
 
 @pytest.mark.parametrize(
-    "committed", ["not json", '{"outputs": {}}', '{"snippets": []}', '{"snippets": {"part-one/greeting": "an entry"}}']
+    ("committed", "said"),
+    [
+        ("not json", "HEAD:outputs/manifest.json is not JSON (Expecting value: line 1 column 1 (char 0))."),
+        ('{"snippets": {}}', "HEAD:outputs/manifest.json is not a manifest of schema 2 (its schema: None)."),
+        ('{"schema": 2, "outputs": {}}', "HEAD:outputs/manifest.json: `snippets` is not a mapping of snippet names"),
+        ('{"schema": 2, "snippets": []}', "HEAD:outputs/manifest.json: `snippets` is not a mapping of snippet names"),
+        (
+            '{"schema": 2, "snippets": {"part-one/greeting": "an entry"}}',
+            "HEAD:outputs/manifest.json: record `part-one/greeting`: expected a mapping for Record, not 'an entry'.",
+        ),
+    ],
+    ids=["not JSON", "no schema", "no snippets", "snippets not a mapping", "an entry that is no record"],
 )
 def test_a_malformed_manifest_at_the_base_fails_naming_it_and_the_fix(
-    repo: Path, committed: str, capsys: pytest.CaptureFixture[str]
+    repo: Path, committed: str, said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     good = (repo / "outputs" / "manifest.json").read_bytes()
     (repo / "outputs" / "manifest.json").write_text(committed, encoding="utf-8")
@@ -297,5 +314,5 @@ def test_a_malformed_manifest_at_the_base_fails_naming_it_and_the_fix(
 
     assert main(["--root", str(repo), "diff", "HEAD"]) == 1
     error = capsys.readouterr().err
-    assert "HEAD:outputs/manifest.json is not a valid manifest" in error
-    assert "Compare with another commit: `python -m recorder diff REF`." in error
+    assert error.startswith(f"error: {said}"), error
+    assert error.rstrip().endswith("Compare with another commit: `python -m recorder diff REF`."), error

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from recorder.project.gpt2 import MODEL_ID, REVISION, WEIGHTS_FILE, short
+from recorder.project.gpt2 import MODEL_ID, REVISION, WEIGHTS_FILE, short, snapshot_dir
+from recorder.project.manifest import Origin
 from recorder.project.snippets import Snippet, discover
-from recorder.record.hub import PROBE_SECONDS, SILENT_SECONDS, DownloadFailed, snapshot_dir
+from recorder.record.hub import PROBE_SECONDS, SILENT_SECONDS, DownloadFailed
 from recorder.record.runner import run_one
 from stand_in_hub import Snapshot, StandInHub
 from support import ROOT, snapshot
@@ -209,7 +210,7 @@ def test_a_connection_that_breaks_in_the_weights_fails_fast_and_the_next_run_dow
         "run `make record` with network access",
     )
     assert f"downloading {WEIGHTS_FILE} of {MODEL_ID}@{short()} from {stand_in_hub.url}" in again.stdout
-    model_snippets = [name for name, snippet in discover(ROOT).items() if snippet.loads == "weights"]
+    model_snippets = [name for name, snippet in discover(ROOT).items() if snippet.runs_on is Origin.WEIGHTS]
     assert f"snippets/{model_snippets[0]}.py" in again.stdout  # the model snippets ran on the download
     assert stand_in_hub.asked_for("GET", WEIGHTS_FILE) == broken + 1
     assert committed(project) == before
@@ -225,7 +226,7 @@ def test_a_hub_error_inside_a_snippet_is_not_blamed_on_the_snippet(tmp_path: Pat
         '    raise OSError("We couldn\'t connect to the hub to load this file") from error\n'
     )
     with pytest.raises(DownloadFailed) as raised:
-        run_one(Snippet("part/loads", path, (path,), frozenset({"httpx"}), None), tmp_path, timeout=30)
+        run_one(Snippet("part/loads", path, (path,), frozenset({"httpx"}), Origin.NO_MODEL), tmp_path, timeout=30)
     message = str(raised.value)
     assert message.startswith("snippets/part/loads.py could not get the model's files ")
     assert (
@@ -235,9 +236,9 @@ def test_a_hub_error_inside_a_snippet_is_not_blamed_on_the_snippet(tmp_path: Pat
     assert "not the snippet's code" in message and "run `make record` again" in message
 
 
-@pytest.mark.parametrize("loads", ["tokenizer", "weights"])
+@pytest.mark.parametrize("runs_on", [Origin.TOKENIZER, Origin.WEIGHTS])
 def test_offline_a_snippet_loading_a_file_the_cache_lacks_is_told_what_a_tokenizer_can_count_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loads: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runs_on: Origin
 ) -> None:
     """As AutoTokenizer fails offline, since it also reads config.json: only vocab.json and merges.txt are
     there for a snippet that loads only the tokenizer, and the fix says how to load it from them."""
@@ -253,7 +254,7 @@ def test_offline_a_snippet_loading_a_file_the_cache_lacks_is_told_what_a_tokeniz
         "    raise OSError(\"We couldn't connect to load the files, and couldn't find them\") from error\n"
     )
     with pytest.raises(DownloadFailed) as raised:
-        run_one(Snippet("part/loads", path, (path,), frozenset({"huggingface_hub"}), loads), tmp_path, timeout=30)
+        run_one(Snippet("part/loads", path, (path,), frozenset({"huggingface_hub"}), runs_on), tmp_path, timeout=30)
     message = str(raised.value)
     assert message.startswith(
         f"snippets/part/loads.py could not get the model's files offline, from the Hugging "
@@ -264,7 +265,7 @@ def test_offline_a_snippet_loading_a_file_the_cache_lacks_is_told_what_a_tokeniz
         f"GPT-2's vocab.json and merges.txt alone: load it from them, as GPT2Tokenizer.from_pretrained("
         f"{MODEL_ID!r}, revision=REVISION) does (AutoTokenizer also reads config.json"
     )
-    assert (hint in message) == (loads == "tokenizer")
+    assert (hint in message) == (runs_on is Origin.TOKENIZER)
 
 
 def test_the_probe_gives_the_hub_a_few_seconds_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -286,12 +287,13 @@ def test_the_probe_gives_the_hub_a_few_seconds_at_most(monkeypatch: pytest.Monke
 def test_offline_the_packaged_tokenizer_files_are_copied_only_if_they_are_the_pinned_ones(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    from recorder.project import gpt2
     from recorder.record import hub
 
     tampered = tmp_path / "encoder.json"
     tampered.write_text("{}", encoding="utf-8")
-    real = hub.packaged_tokenizer_files()
-    monkeypatch.setattr(hub, "packaged_tokenizer_files", lambda: {**real, "vocab.json": tampered})
+    real = gpt2.packaged_tokenizer_files()
+    monkeypatch.setattr(gpt2, "packaged_tokenizer_files", lambda: {**real, "vocab.json": tampered})
     monkeypatch.setattr(hub, "_snapshot", lambda: tmp_path / "snapshot")
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
     with pytest.raises(hub.ModelUnavailable, match=r"vocab\.json"):

@@ -8,15 +8,16 @@ from pathlib import Path
 import pytest
 from mkdocs.utils.meta import get_data
 
+from recorder.project import manifest
 from recorder.project.config import Part, Project
+from recorder.project.manifest import Origin
 from recorder.project.snippets import Snippet, discover
 from recorder.project.values import templates
-from recorder.record import store
 from support import ROOT, build, edit, snapshot
 
 PARTS = Project.load(ROOT).parts()
 SNIPPETS = discover(ROOT)
-MANIFEST = store.read_manifest(ROOT)
+MANIFEST = manifest.read(ROOT)
 
 
 def first_template(part: Part) -> tuple[str, str, list[str]] | None:
@@ -187,7 +188,7 @@ def recordable_example() -> tuple[Part, Snippet, str]:
         markdown = get_data((ROOT / "docs" / part.page).read_text(encoding="utf-8"))[0]
         for file, section in re.findall(r"^[ \t]*\{\{ example [-\w]+/(\w+\.py):([-\w]+)", markdown, re.M):
             snippet = SNIPPETS.get(f"{part.name}/{file.removesuffix('.py')}")
-            if snippet is not None and snippet.loads is None and snippet.path.stem not in read:
+            if snippet is not None and snippet.runs_on is Origin.NO_MODEL and snippet.path.stem not in read:
                 return part, snippet, section
     pytest.fail("no example of any part records without GPT-2's files")
 

@@ -12,6 +12,7 @@ from mkdocs.utils.meta import get_data
 
 from recorder.project.config import Part, Project
 from recorder.project.errors import PageError
+from recorder.project.manifest import Origin
 from recorder.project.snippets import discover
 from recorder.render.html import SVG_NAMESPACE, accessible_svg, checked_svg
 from support import ROOT, build, edit, snapshot, with_values
@@ -267,7 +268,7 @@ def test_a_local_marker_reference_is_allowed() -> None:
 @pytest.mark.slow
 def test_a_recorded_figure_with_an_event_handler_stops_the_build(run, project: Path) -> None:
     # A figure that records without GPT-2's files, where there is one.
-    part, name, _ = min(FIGURES, key=lambda found: SNIPPETS[found[1]].loads is not None)
+    part, name, _ = min(FIGURES, key=lambda found: SNIPPETS[found[1]].runs_on is not Origin.NO_MODEL)
     edit(project / "snippets" / f"{name}.py", "figure.print()", 'figure.svg.set("onload", "alert(1)")\nfigure.print()')
     run("python", "-m", "recorder", "record", cwd=project)
     assert 'onload="alert(1)"' in (project / "outputs" / f"{name}.txt").read_text(encoding="utf-8")

@@ -12,13 +12,11 @@ from pathlib import Path
 import pytest
 
 from bench.run import MAKE
-from recorder.project import snippets
-from recorder.record import store
+from recorder.project import manifest, snippets, staleness
+from recorder.project.config import Project
 from support import ROOT, offline_env, snapshot
 
-RECORDED_TORCH = {
-    entry["versions"]["torch"] for entry in store.read_manifest(ROOT).values() if "torch" in entry.get("versions", {})
-}
+RECORDED_TORCH = {record.versions["torch"] for record in manifest.read(ROOT).values() if "torch" in record.versions}
 real_installed_version = snippets.installed_version
 
 
@@ -36,14 +34,14 @@ def test_the_committed_outputs_name_one_torch() -> None:
 @pytest.mark.parametrize("torch", ["2.13.0", "2.13.0+cpu", "2.13.0+cu130"])
 def test_a_build_s_local_label_leaves_every_output_current(monkeypatch: pytest.MonkeyPatch, torch: str) -> None:
     installing(monkeypatch, torch)
-    assert store.stale_outputs(ROOT) == []
+    assert staleness.stale(Project.load(ROOT)) == []
 
 
 def test_another_release_than_the_pin_is_named_and_reinstalling_is_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
     installing(monkeypatch, "2.12.0+cpu")
-    found = store.stale_outputs(ROOT)
+    found = staleness.stale(Project.load(ROOT))
     assert found and {problem.snippet for problem in found} == {
-        name for name, entry in store.read_manifest(ROOT).items() if "torch" in entry.get("versions", {})
+        name for name, record in manifest.read(ROOT).items() if "torch" in record.versions
     }
     [recorded] = RECORDED_TORCH
     for problem in found:
@@ -56,7 +54,7 @@ def test_a_new_pin_is_named_and_recording_is_the_fix(project: Path, monkeypatch:
     requirements = project / "requirements.txt"
     requirements.write_text(requirements.read_text().replace("torch==2.13.0", "torch==2.14.0"))
     installing(monkeypatch, "2.14.0")
-    found = store.stale_outputs(project)
+    found = staleness.stale(Project.load(project))
     assert found
     for problem in found:
         assert "torch: recorded with" in problem.message and "installed 2.14.0." in problem.message
@@ -110,8 +108,8 @@ def test_another_transformers_release_is_named_for_every_snippet_that_loads_gpt2
         "installed_version",
         lambda package: "5.18.0" if package == "transformers" else real_installed_version(package),
     )
-    found = store.stale_outputs(ROOT)
-    loading = {name for name, entry in store.read_manifest(ROOT).items() if "transformers" in entry.get("versions", {})}
+    found = staleness.stale(Project.load(ROOT))
+    loading = {name for name, record in manifest.read(ROOT).items() if "transformers" in record.versions}
     assert loading and {problem.snippet for problem in found} == loading
     for problem in found:
         assert "transformers: recorded with 5.17.0, installed 5.18.0" in problem.message

@@ -12,10 +12,10 @@ import pytest
 import yaml
 from mkdocs.utils.meta import get_data
 
+from recorder.project import manifest
 from recorder.project.config import Part, Project
 from recorder.project.directives import Example, Figure, Listing, parse
 from recorder.project.outputs import read_outputs
-from recorder.record import store
 from support import ROOT
 
 DOCS = ROOT / "docs"
@@ -133,7 +133,7 @@ def test_every_page_s_markdown_holds_no_directive_no_placeholder_and_no_drawing(
 @by_part
 def test_a_part_s_markdown_holds_each_code_section_and_its_recorded_output(built_site: Path, part: Part) -> None:
     markdown = markdown_of(built_site, part.page)
-    manifest = store.read_manifest(ROOT)
+    records = manifest.read(ROOT)
     listings = [directive for directive in parse(front_matter(part)[0]) if isinstance(directive, Listing)]
     assert listings
     for listing in listings:
@@ -144,20 +144,20 @@ def test_a_part_s_markdown_holds_each_code_section_and_its_recorded_output(built
             output = (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8").rstrip("\n")
             shown = f"```python\n{code}\n```\n\nOutput\n\n```\n{output}\n```\n\n"
             assert shown in markdown, f"{name}: its recorded output does not follow its code"
-            assert manifest[name]["output_sha256"] in markdown, f"{name}: its record is not in the Markdown"
+            assert records[name].output_sha256 in markdown, f"{name}: its record is not in the Markdown"
 
 
 @pytest.mark.slow
 def test_the_provenance_page_s_markdown_lists_every_record_under_its_part(built_site: Path) -> None:
     markdown = markdown_of(built_site, "provenance.md")
-    manifest = store.read_manifest(ROOT)
+    recorded = manifest.read(ROOT)
     assert "\n|" not in markdown, "a table row per output: too wide to read as text"
     for part in PARTS:
         title = next(title for title, page in _nav_titles() if page == part.page)
         records = markdown.partition(f"**{title}**\n")[2].partition("\n\n**")[0]
-        for name in (name for name in manifest if name.startswith(f"{part.name}/")):
+        for name in (name for name in recorded if name.startswith(f"{part.name}/")):
             line = next((line for line in records.splitlines() if line.startswith(f"- [snippets/{name}.py](")), "")
-            assert manifest[name]["output_sha256"] in line, f"{name}: its record is not listed under {title}"
+            assert recorded[name].output_sha256 in line, f"{name}: its record is not listed under {title}"
 
 
 def _nav_titles() -> list[tuple[str, str]]:
@@ -171,7 +171,7 @@ def _nav_titles() -> list[tuple[str, str]]:
 def test_a_part_s_markdown_gives_each_figure_as_its_text_alternative(built_site: Path, part: Part) -> None:
     markdown = markdown_of(built_site, part.page)
     body, _ = front_matter(part)
-    values = recorded(PROJECT)
+    values = read_outputs(PROJECT)
     figures = [directive for directive in parse(body) if isinstance(directive, Figure)]
     lines = [line for line in markdown.splitlines() if line.startswith("**Figure:**")]
     assert len(lines) == len(figures)

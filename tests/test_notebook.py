@@ -16,10 +16,11 @@ from mkdocs.utils.meta import get_data
 from nbclient import NotebookClient
 from packaging.utils import canonicalize_name
 
+from recorder.project import manifest
 from recorder.project.config import Part, Project
 from recorder.project.directives import Code, parse
 from recorder.project.errors import PageError
-from recorder.record import store
+from recorder.project.manifest import Origin
 from recorder.record.article import check
 from recorder.record.runner import QUIET_LIBRARIES
 from recorder.render.notebook_page import with_copy_scripts_last, without_remote_loaders
@@ -27,7 +28,7 @@ from support import ROOT, build, offline_env
 
 PROJECT = Project.load(ROOT)
 PARTS = PROJECT.parts()
-MANIFEST = store.read_manifest(ROOT)
+MANIFEST = manifest.read(ROOT)
 # Read independently of the recorder: each block directive of a page, in page order.
 BLOCK = re.compile(
     r"^[ \t]*\{\{ (?P<kind>code|example) [-\w]+/(?P<file>\w+)\.py(?::(?P<section>[-\w]+))?\b[^}]*\}\}[ \t]*$", re.M
@@ -164,15 +165,13 @@ def test_introduction_names_where_each_output_comes_from(part: Part) -> None:
         if block["kind"] == "example":
             name = f"{part.name}/{block['file']}"
             assert f"`snippets/{name}.py`" in intro
-            entry = MANIFEST[name]
-            model = entry["model"]
-            kind = "published" if entry["origin"] == "published" else (model or {}).get("loaded") if model else None
-            loaded.add(kind)
+            origin = MANIFEST[name].origin
+            loaded.add(origin if origin.executed else "published")
     phrases = {
         "published": f"the article *{PROJECT.options.published_article}*",  # printed there, or stated in its prose
-        "weights": "weights sha256",
-        "tokenizer": "GPT-2's tokenizer",
-        None: "no model",
+        Origin.WEIGHTS: "weights sha256",
+        Origin.TOKENIZER: "GPT-2's tokenizer",
+        Origin.NO_MODEL: "no model",
     }
     for kind, phrase in phrases.items():
         assert (phrase in intro) == (kind in loaded), (

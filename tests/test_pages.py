@@ -14,16 +14,16 @@ from bs4 import BeautifulSoup
 from markdown import Markdown
 from mkdocs.utils.meta import get_data
 
+from recorder.project import manifest, provenance
 from recorder.project.config import Part, Project
 from recorder.project.directives import Example, Figure, Listing, parse
 from recorder.project.errors import PageError
 from recorder.project.gpt2 import MODEL_ID, REVISION, WEIGHTS_SHA256, short
+from recorder.project.manifest import Model, Origin, Record
 from recorder.project.outputs import highlighted_lines, in_prose_style, read_outputs
-from recorder.project.provenance import Origin
 from recorder.project.repository import Repository
 from recorder.project.snippets import pins
 from recorder.project.values import templates
-from recorder.record import store
 from recorder.render.html import SVG_NAMESPACE, render_output
 from recorder.render.page import prepare
 from support import ROOT, converted, with_values
@@ -45,8 +45,8 @@ sixth = 6
 """
 PROJECT = Project.load(ROOT)
 PARTS = PROJECT.parts()
-MANIFEST = store.read_manifest(ROOT)
-SHOWN = recorded(PROJECT)
+MANIFEST = manifest.read(ROOT)
+SHOWN = read_outputs(PROJECT)
 BUILT_IN = {
     "pinned_model": MODEL_ID,
     "pinned_revision": REVISION,
@@ -246,19 +246,19 @@ def provenance_line(name: str, repository: Repository | None = None) -> Beautifu
 
 @pytest.mark.parametrize("name", sorted(MANIFEST))
 def test_provenance_says_who_ran_what_with_which_versions_when_and_from_where(name: str) -> None:
-    entry = MANIFEST[name]
+    record = MANIFEST[name]
     line = provenance_line(name)
     summary = line.select_one("details > summary").decode_contents()
-    day = entry["recorded_at"][:10]
+    day = record.recorded_at[:10]
     assert f'<time datetime="{day}">{day}</time>' in summary
     links = line.find_all("a")
     assert [(link["href"], link.get_text()) for link in links] == [
         (f"generated/snippets/{name}.py", f"snippets/{name}.py")
     ]
-    model = entry["model"]
-    if entry["origin"] == "published":
+    model = record.model
+    if record.article is not None:
         article = PROJECT.options.published_article
-        shown = "Stated in the prose of the article" if entry["published"].get("prose") else "Published in the article"
+        shown = "Stated in the prose of the article" if record.article.prose else "Published in the article"
         assert summary.startswith(f"<strong>{shown} <cite>{article}</cite></strong>")
         stated = PROJECT.options.published_with.get(name, {})
         assert (f"GPT-2 <code>{MODEL_ID}@{short()}</code>" in summary) == ("revision" in stated)
@@ -270,13 +270,13 @@ def test_provenance_says_who_ran_what_with_which_versions_when_and_from_where(na
     assert summary.startswith("<strong>Executed by the record step</strong>")
     if model is None:
         assert " · no model · " in summary
-    elif model.get("loaded") == "tokenizer":
+    elif record.origin is Origin.TOKENIZER:
         assert f"GPT-2's tokenizer <code>{MODEL_ID}@{short()}</code>" in summary
-        assert all(f"<code>{file}</code>" in summary for file in model["files"]) and "sha256 verified" in summary
+        assert all(f"<code>{file}</code>" in summary for file in model.files) and "sha256 verified" in summary
         assert "weights" not in summary, "a tokenizer-only output never claims verified weights"
     for package in ("torch", "python"):
-        if package in entry["versions"]:
-            assert entry["versions"][package] in summary
+        if package in record.versions:
+            assert record.versions[package] in summary
 
 
 @pytest.mark.parametrize("name", sorted(MANIFEST))
@@ -288,24 +288,24 @@ def test_provenance_links_the_source_in_the_repository_at_the_built_commit(name:
     assert line == in_site.replace(f'href="generated/snippets/{name}.py"', f'href="{blob}"'), "only the link differs"
 
 
-EXECUTED = {
-    "origin": "executed",
-    "recorded_at": "2027-01-02T03:04:05+00:00",
-    "versions": {"python": "3.11.7", "torch": "2.13.0+cpu", "transformers": "5.17.0", "tokenizers": "0.23.3"},
-}
+EXECUTED = Record(
+    source="snippets/part-a/example.py",
+    output="outputs/part-a/example.txt",
+    output_sha256="0" * 64,
+    sources={"snippets/part-a/example.py": "1" * 64},
+    origin=Origin.NO_MODEL,
+    model=None,
+    versions={"python": "3.11.7", "torch": "2.13.0+cpu", "transformers": "5.17.0", "tokenizers": "0.23.3"},
+    recorded_at="2027-01-02T03:04:05+00:00",
+    seconds=1.0,
+)
 
 
 def test_provenance_of_an_output_executed_on_gpt2_names_the_verified_weights() -> None:
-    entry = {
-        **EXECUTED,
-        "model": {
-            "id": MODEL_ID,
-            "revision": REVISION,
-            "loaded": "weights",
-            "files": {"model.safetensors": WEIGHTS_SHA256},
-        },
-    }
-    line = Origin.of(entry).line()
+    record = replace(
+        EXECUTED, origin=Origin.WEIGHTS, model=Model(MODEL_ID, REVISION, {"model.safetensors": WEIGHTS_SHA256})
+    )
+    line = provenance.line(record)
     assert line.startswith('<strong>Executed by the record step</strong> on <time datetime="2027-01-02">')
     assert (
         f"GPT-2 <code>{MODEL_ID}@{short()}</code>, weights sha256 <code>{WEIGHTS_SHA256[:12]}…</code> verified" in line
@@ -316,8 +316,8 @@ def test_provenance_of_an_output_executed_on_gpt2_names_the_verified_weights() -
 
 def test_provenance_of_a_tokenizer_only_output_says_its_files_were_verified_not_weights() -> None:
     files = {"vocab.json": "1" * 64, "merges.txt": "2" * 64}
-    entry = {**EXECUTED, "model": {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}}
-    line = Origin.of(entry).line()
+    record = replace(EXECUTED, origin=Origin.TOKENIZER, model=Model(MODEL_ID, REVISION, files))
+    line = provenance.line(record)
     assert (
         f"GPT-2's tokenizer <code>{MODEL_ID}@{short()}</code>, <code>vocab.json</code> and "
         "<code>merges.txt</code> sha256 verified"

@@ -13,9 +13,12 @@ from typing import Any
 import pytest
 
 import recorder.__main__ as command_line
+from recorder.project import manifest
+from recorder.project.config import Project
+from recorder.project.manifest import Origin
 from recorder.project.snippets import discover
-from recorder.record import hub, store
-from recorder.record.step import Recording, entry, save
+from recorder.record import hub
+from recorder.record.step import Recording, new_record, save
 from recorder.tools import pr_record
 from support import ROOT, append
 
@@ -23,7 +26,8 @@ from support import ROOT, append
 NAME = next(
     name
     for name, snippet in sorted(discover(ROOT).items())
-    if snippet.loads is None and not (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8").startswith("<svg")
+    if snippet.runs_on is Origin.NO_MODEL
+    and not (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8").startswith("<svg")
 )  # a figure
 SOURCE = f"snippets/{NAME}.py"
 ROW_LOOKUP = f"outputs/{NAME}.txt"
@@ -42,13 +46,9 @@ class FakeRecord:
         self.calls.append(root)
         if self.error is not None:
             raise self.error
-        current = Recording(discover(root), store.read_manifest(root))
+        current = Recording(Project.load(root), discover(root), manifest.read(root))
         output = (root / ROW_LOOKUP).read_text().replace(OLD_ROW, NEW_ROW).encode()
-        save(
-            root,
-            current,
-            {NAME: (output, entry(root, current.snippets[NAME], output, origin="executed", seconds=0.1, model=None))},
-        )
+        save(root, current, {NAME: (output, new_record(root, current.snippets[NAME], output, Origin.NO_MODEL, 0.1))})
 
 
 @pytest.fixture

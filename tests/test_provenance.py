@@ -3,71 +3,62 @@ part), and as the published manifest."""
 
 from __future__ import annotations
 
-import copy
 import inspect
 import json
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup, Tag
 
+from recorder.project import manifest
 from recorder.project.config import Project
 from recorder.project.gpt2 import MODEL_ID, REVISION, WEIGHTS_SHA256
+from recorder.project.manifest import ManifestError, Model, Origin, Record
 from recorder.project.outputs import Outputs, read_outputs
 from recorder.project.provenance import (
     LABELS,
     NOT_RERUN,
     SHORT_HASH,
     STAND_INS,
-    Origin,
     caption,
     counted,
+    line,
     origins,
     source_link,
+    stand_ins_showed,
 )
 from recorder.project.repository import Repository
-from recorder.record import store
 from recorder.record.article import SEEDS, create_stand_ins
 from recorder.render.html import render_output
 from support import ROOT, converted
 
-MANIFEST = store.read_manifest(ROOT)
+MANIFEST = manifest.read(ROOT)
 PROJECT = Project.load(ROOT)
 PARTS = PROJECT.parts()
 # An output the build executed on GPT-2, as `make record` writes it where the model loads.
-EXECUTED_ON_GPT2 = {
-    "source": "snippets/part-a/example.py",
-    "output": "outputs/part-a/example.txt",
-    "output_sha256": "c" * 64,
-    "sources": {"snippets/part-a/example.py": "a" * 64, "snippets/part-a/pinned_model.py": "b" * 64},
-    "origin": "executed",
-    "model": {
-        "id": MODEL_ID,
-        "revision": REVISION,
-        "loaded": "weights",
-        "files": {"model.safetensors": WEIGHTS_SHA256, "tokenizer.json": "d" * 64},
-    },
-    "versions": {"python": "3.11.7", "torch": "2.13.0+cpu", "transformers": "5.17.0"},
-    "recorded_at": "2027-01-02T03:04:05+00:00",
-    "seconds": 4.726,
-}
+EXECUTED_ON_GPT2 = Record(
+    source="snippets/part-a/example.py",
+    output="outputs/part-a/example.txt",
+    output_sha256="c" * 64,
+    sources={"snippets/part-a/example.py": "a" * 64, "snippets/part-a/pinned_model.py": "b" * 64},
+    origin=Origin.WEIGHTS,
+    model=Model(MODEL_ID, REVISION, {"model.safetensors": WEIGHTS_SHA256, "tokenizer.json": "d" * 64}),
+    versions={"python": "3.11.7", "torch": "2.13.0+cpu", "transformers": "5.17.0"},
+    recorded_at="2027-01-02T03:04:05+00:00",
+    seconds=4.726,
+)
 # An output that needed only GPT-2's tokenizer files.
-EXECUTED_ON_THE_TOKENIZER = {
-    **EXECUTED_ON_GPT2,
-    "model": {
-        "id": MODEL_ID,
-        "revision": REVISION,
-        "loaded": "tokenizer",
-        "files": {"vocab.json": "e" * 64, "merges.txt": "f" * 64},
-    },
-}
+EXECUTED_ON_THE_TOKENIZER = replace(
+    EXECUTED_ON_GPT2,
+    origin=Origin.TOKENIZER,
+    model=Model(MODEL_ID, REVISION, {"vocab.json": "e" * 64, "merges.txt": "f" * 64}),
+)
 LONG_HASH = re.compile(r"[0-9a-f]{40,}")
 
 
-def record(entry: dict[str, Any]) -> BeautifulSoup:
+def record(entry: Record) -> BeautifulSoup:
     return BeautifulSoup(caption(entry, "part/snippet", None), "html.parser").details
 
 
@@ -76,43 +67,47 @@ def fields(details: BeautifulSoup | Tag) -> dict[str, str]:
     return {term.get_text(): term.find_next_sibling("dd").get_text(" ", strip=True) for term in details.select("dl dt")}
 
 
-def every_value(entry: dict[str, Any]) -> list[str]:
-    """Each value of a manifest entry that its record must show, nested ones included."""
+def every_value(entry: Record) -> list[str | None]:
+    """Each value of a manifest record that its record must show, nested ones included."""
     shown = [
-        *entry["sources"],
-        *entry["sources"].values(),
-        entry["output"],
-        entry["output_sha256"],
-        *entry["versions"].values(),
-        entry["recorded_at"],
+        *entry.sources,
+        *entry.sources.values(),
+        entry.output,
+        entry.output_sha256,
+        *entry.versions.values(),
+        entry.recorded_at,
     ]
-    model = entry.get("model") or {}
-    shown += [model.get("id"), model.get("revision"), *(model.get("files") or {}).values()]
-    published = entry.get("published") or {}
-    shown += [*(published.get("stated") or {}).values(), *([published["article"]] if "article" in published else [])]
-    shown += [str(published[key]) for key in ("exact_lines", "weight_dependent_lines") if key in published]
-    if entry["origin"] == "executed":
-        shown.append(str(entry["seconds"]))
+    if entry.model is not None:
+        shown += [entry.model.id, entry.model.revision, *entry.model.files.values()]
+    if (article := entry.article) is not None:
+        shown += [
+            *article.stated.values(),
+            article.title,
+            str(article.exact_lines),
+            str(article.weight_dependent_lines),
+        ]
+    if entry.origin.executed:
+        shown.append(str(entry.seconds))
     return [value for value in shown if value]
 
 
 @pytest.mark.parametrize("name", sorted(MANIFEST))
 def test_the_provenance_line_opens_onto_every_value_of_its_record(name: str) -> None:
     entry = MANIFEST[name]
-    block = BeautifulSoup(render_output(recorded(PROJECT), name), "html.parser")
-    line = block.select_one(".provenance")
-    assert line is not None
-    summary = line.select_one("details.provenance-record > summary")
-    assert summary is not None and summary.decode_contents() == Origin.of(entry).line()
+    block = BeautifulSoup(render_output(read_outputs(PROJECT), name), "html.parser")
+    shown = block.select_one(".provenance")
+    assert shown is not None
+    summary = shown.select_one("details.provenance-record > summary")
+    assert summary is not None and summary.decode_contents() == line(entry)
     assert summary.find(["a", "button", "input"]) is None, "no control inside the control that opens the record"
-    text = line.select_one("details > dl").extract().get_text(" ")
-    closed = BeautifulSoup(Origin.of(entry).line(), "html.parser").get_text() + f" · Source: snippets/{name}.py"
-    assert line.get_text() == closed, "closed, it reads as the one-line summary"
+    text = shown.select_one("details > dl").extract().get_text(" ")
+    closed = BeautifulSoup(line(entry), "html.parser").get_text() + f" · Source: snippets/{name}.py"
+    assert shown.get_text() == closed, "closed, it reads as the one-line summary"
     missing = [value for value in every_value(entry) if value not in text]
     assert not missing, f"{name}: the record does not show {missing}"
 
 
-PUBLISHED = sorted(name for name, entry in MANIFEST.items() if entry["origin"] == "published")
+PUBLISHED = sorted(name for name, entry in MANIFEST.items() if not entry.origin.executed)
 
 
 @pytest.mark.parametrize("name", PUBLISHED)
@@ -122,9 +117,9 @@ def test_a_published_output_names_the_article_and_only_what_it_states_for_that_o
     shown, line = fields(details), details.summary.get_text()
     article = PROJECT.options.published_article
     stated = PROJECT.options.published_with.get(name, {})
-    assert entry["published"]["article"] == article and entry["published"]["stated"] == stated
+    assert entry.article is not None and entry.article.title == article and entry.article.stated == stated
     assert set(shown) == set(LABELS)
-    who = "Stated in the prose of the article" if "prose" in entry["published"] else "Published in the article"
+    who = "Stated in the prose of the article" if entry.article.prose else "Published in the article"
     assert shown["Origin"] == f"{who} {article} , {NOT_RERUN}"
     assert line.startswith(f"{who} {article} · ")
     assert (", as the article states" in line) == bool(stated)
@@ -148,8 +143,8 @@ def test_a_published_output_gives_the_day_it_was_checked_here_never_a_recorded_o
     entry = MANIFEST[name]
     details = record(entry)
     shown, line = fields(details), details.summary.get_text()
-    assert shown["When"] == f"Checked here on {entry['recorded_at']}"
-    assert f"checked here on {entry['recorded_at'][:10]}:" in line
+    assert shown["When"] == f"Checked here on {entry.recorded_at}"
+    assert f"checked here on {entry.recorded_at[:10]}:" in line
     text = details.get_text(" ")
     assert not re.search(r"[Rr]ecorded (on )?[\d<]", text) and "recorded run" not in text
     assert "the code that ran" not in text
@@ -158,10 +153,11 @@ def test_a_published_output_gives_the_day_it_was_checked_here_never_a_recorded_o
 @pytest.mark.parametrize("name", PUBLISHED)
 def test_a_published_output_says_what_the_stand_ins_showed_as_its_counts_do(name: str) -> None:
     """Every line reproduced, or form only: from the counts of the check, never typed per output."""
-    published = MANIFEST[name]["published"]
+    published = MANIFEST[name].article
+    assert published is not None
     details = record(MANIFEST[name])
     line, run = details.summary.get_text(), fields(details)["Published run"]
-    exact, by_form = published["exact_lines"], published["weight_dependent_lines"]
+    exact, by_form = published.exact_lines, published.weight_dependent_lines
     assert ("every line reproduced by the stand-ins" in line) == (by_form == 0)
     assert ("form only" in line) == (by_form > 0)
     assert f"({counted(exact, 'line')} equal, {counted(by_form, 'line')} compared by form)" in run
@@ -179,28 +175,31 @@ def test_a_published_output_says_what_the_stand_ins_showed_as_its_counts_do(name
     ],
 )
 def test_what_the_stand_ins_showed_follows_the_counts(exact: int, by_form: int, said: str) -> None:
-    entry = {**MANIFEST[PUBLISHED[0]]}
-    entry["published"] = {**entry["published"], "exact_lines": exact, "weight_dependent_lines": by_form}
-    assert Origin.of(entry).stand_ins_showed == said
-    assert Origin.of(entry).line().endswith(said)
+    entry = MANIFEST[PUBLISHED[0]]
+    assert entry.article is not None
+    article = replace(entry.article, exact_lines=exact, weight_dependent_lines=by_form)
+    assert stand_ins_showed(article) == said
+    assert line(replace(entry, article=article)).endswith(said)
 
 
 def test_a_published_output_s_record_says_whether_the_article_printed_it_or_stated_it_in_a_sentence() -> None:
     for name in PUBLISHED:
-        published = MANIFEST[name]["published"]
+        published = MANIFEST[name].article
+        assert published is not None
         run = fields(record(MANIFEST[name]))["Published run"]
-        if "prose" in published:
-            assert run.startswith(f"Stated in the prose of the article {published['article']} (“{published['prose']}”)")
+        if published.prose:
+            assert run.startswith(f"Stated in the prose of the article {published.title} (“{published.prose}”)")
             assert "written out as the snippet prints it in" in run
         else:
-            assert run.startswith(f"Printed in the article {published['article']} ,"), run
-    assert any("prose" in MANIFEST[name]["published"] for name in PUBLISHED), "no output stated in prose to check"
+            assert run.startswith(f"Printed in the article {published.title} ,"), run
+    assert any(MANIFEST[name].article.prose for name in PUBLISHED), "no output stated in prose to check"
 
 
-def _published(prose: str | None) -> dict[str, Any]:
-    entry = copy.deepcopy(MANIFEST[PUBLISHED[0]])
-    entry["published"].pop("prose", None)
-    return entry | ({"published": {**entry["published"], "prose": prose}} if prose else {})
+def _published(prose: str | None) -> Record:
+    entry = MANIFEST[PUBLISHED[0]]
+    assert entry.article is not None
+    origin = Origin.ARTICLE_PROSE if prose else Origin.ARTICLE_PRINTED
+    return replace(entry, origin=origin, article=replace(entry.article, prose=prose))
 
 
 @pytest.mark.parametrize(
@@ -224,8 +223,8 @@ def _published(prose: str | None) -> dict[str, Any]:
 def test_the_origins_paragraph_counts_the_outputs_the_article_states_in_prose(
     prose: list[str | None], said: str
 ) -> None:
-    manifest = {f"part-a/example_{number}": _published(text) for number, text in enumerate(prose)}
-    paragraph = BeautifulSoup(origins(manifest, {"part-a": "Part A"}, "part-a"), "html.parser").get_text()
+    records = {f"part-a/example_{number}": _published(text) for number, text in enumerate(prose)}
+    paragraph = BeautifulSoup(origins(records, {"part-a": "Part A"}, "part-a"), "html.parser").get_text()
     assert said in paragraph, paragraph
     assert paragraph.startswith(f"Of the {len(prose)} output{'s' if len(prose) > 1 else ''} recorded for Part A, ")
 
@@ -235,12 +234,18 @@ def test_a_count_names_its_noun_in_the_plural_unless_it_is_one(number: int, said
     assert counted(number, "line") == said
 
 
-def test_a_hand_edited_count_is_not_read_as_a_verdict() -> None:
-    entry = {**MANIFEST[PUBLISHED[0]]}
-    entry["published"] = {**entry["published"], "exact_lines": "<b>2</b>", "weight_dependent_lines": None}
-    assert Origin.of(entry).stand_ins_showed == "checked against the stand-ins, with counts this record does not hold"
-    assert "<b>" not in Origin.of(entry).line() and "<b>" not in caption(entry, "part/snippet", None)
-    assert "None" not in fields(record(entry))["Published run"], "a count the record does not hold is left out"
+@pytest.mark.parametrize(("count", "edited"), [("exact_lines", "<b>2</b>"), ("weight_dependent_lines", None)])
+def test_a_hand_edited_count_is_not_read_as_a_verdict(count: str, edited: str | None) -> None:
+    """A count the record step did not write is refused where the manifest is read, naming the file, the record, the
+    count and the fix: no line or record is ever worded from it."""
+    document = json.loads((ROOT / "outputs" / "manifest.json").read_bytes())
+    document["snippets"][PUBLISHED[0]]["article"][count] = edited
+    with pytest.raises(ManifestError) as refused:
+        manifest.parse(json.dumps(document).encode(), "outputs/manifest.json")
+    assert str(refused.value) == (
+        f"outputs/manifest.json: record `{PUBLISHED[0]}`: field `article`: field `{count}`: expected int, not "
+        f"{edited!r}. Restore it with `git checkout -- outputs/manifest.json`, then run `make record`."
+    )
 
 
 def test_the_stand_ins_described_have_the_one_layer_the_record_step_gives_them() -> None:
@@ -252,7 +257,7 @@ def test_an_output_executed_on_gpt2_names_each_file_it_was_loaded_from() -> None
     shown = fields(record(EXECUTED_ON_GPT2))
     assert "Published run" not in shown, "a field that does not apply is left out"
     assert f"{MODEL_ID} at revision {REVISION}" in shown["Model"]
-    for file, digest in EXECUTED_ON_GPT2["model"]["files"].items():
+    for file, digest in EXECUTED_ON_GPT2.model.files.items():
         assert f"{file} sha256 {digest}" in shown["Model"]
     assert "tokenizer only" not in shown["Model"]
     assert shown["When"] == "Recorded on 2027-01-02T03:04:05+00:00 , in 4.726 s"
@@ -261,23 +266,25 @@ def test_an_output_executed_on_gpt2_names_each_file_it_was_loaded_from() -> None
 def test_a_tokenizer_only_output_says_it_loaded_the_tokenizer_files_and_no_weights() -> None:
     shown = fields(record(EXECUTED_ON_THE_TOKENIZER))
     assert "its tokenizer only (no weights)" in shown["Model"]
-    for file, digest in EXECUTED_ON_THE_TOKENIZER["model"]["files"].items():
+    for file, digest in EXECUTED_ON_THE_TOKENIZER.model.files.items():
         assert f"{file} sha256 {digest}" in shown["Model"]
     summary = record(EXECUTED_ON_THE_TOKENIZER).summary.get_text()
     assert "vocab.json and merges.txt sha256 verified" in summary and "weights" not in summary
 
 
 def test_every_value_of_the_record_is_escaped() -> None:
-    hostile = copy.deepcopy(EXECUTED_ON_GPT2)
     script = "<script>alert(1)</script>"
-    hostile["sources"] = {f"snippets/{script}.py": script}
-    hostile["versions"] = {script: script}
-    hostile["model"]["files"][script] = script
-    hostile["recorded_at"] = f'"><img src=x onerror=alert(1)>{script}'
+    hostile = replace(
+        EXECUTED_ON_GPT2,
+        sources={f"snippets/{script}.py": script},
+        versions={script: script},
+        model=replace(EXECUTED_ON_GPT2.model, files={**EXECUTED_ON_GPT2.model.files, script: script}),
+        recorded_at=f'"><img src=x onerror=alert(1)>{script}',
+    )
     details = record(hostile)
     assert details.find_all(["script", "img"]) == []
     assert details.get_text().count(script) >= 5
-    scoped = Outputs(ROOT, {f"{script}/{script}": hostile}, {}, parts={script: script})
+    scoped = Outputs(ROOT, {f"{script}/{script}": hostile}, parts={script: script})
     table = BeautifulSoup(converted("{{ provenance }}\n", scoped), "html.parser")
     assert table.find_all(["script", "img"]) == [] and table.get_text().count(script) >= 6
 
@@ -295,7 +302,7 @@ def test_a_source_link_goes_to_the_site_s_copy_or_the_built_commit_under_any_lab
 
 
 def provenance_table(titles: dict[str, str]) -> Tag:
-    page = converted("Text.\n\n{{ provenance }}\n", replace(recorded(PROJECT), parts=titles))
+    page = converted("Text.\n\n{{ provenance }}\n", replace(read_outputs(PROJECT), parts=titles))
     tables = BeautifulSoup(page, "html.parser").select("table")
     assert "{{" not in page and len(tables) == 1
     return tables[0]
@@ -343,9 +350,9 @@ def test_the_provenance_table_shows_each_long_hash_short_with_the_whole_in_reach
         digest
         for entry in MANIFEST.values()
         for digest in [
-            *entry["sources"].values(),
-            entry["output_sha256"],
-            *((entry.get("model") or {}).get("files") or {}).values(),
+            *entry.sources.values(),
+            entry.output_sha256,
+            *(entry.model.files.values() if entry.model else []),
         ]
     }
     assert {code.get_text() for code in shortened} >= every_hash
@@ -392,5 +399,5 @@ def test_each_built_output_and_figure_opens_onto_its_record(built_site: Path) ->
             details = block.select("details.provenance-record")
             assert len(details) == 1 and details[0].find_parent(attrs={"data-snippet": True}) is block
             assert details[0].get("open") is None, "closed until a reader opens it"
-            assert fields(details[0])["Recorded output"].endswith(MANIFEST[block["data-snippet"]]["output_sha256"])
+            assert fields(details[0])["Recorded output"].endswith(MANIFEST[block["data-snippet"]].output_sha256)
     assert kinds == {"div", "figure"}, "outputs and figures both checked"

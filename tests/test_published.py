@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from recorder.__main__ import main
-from recorder.project.config import Options, Project, ProjectError
+from recorder.project import manifest, staleness
+from recorder.project.config import Options, Project, ProjectError, Statements
 from recorder.project.errors import RecorderError
 from recorder.project.gpt2 import REVISION
+from recorder.project.manifest import ManifestError, Origin
 from recorder.project.provenance import counted
 from recorder.project.snippets import discover
 from recorder.record import article as published_module
-from recorder.record import store
 from recorder.record.article import check, form
 from support import ROOT, edit, snapshot
 
@@ -26,17 +27,20 @@ PUBLISHED = {
     path.relative_to(ROOT / "published").with_suffix("").as_posix(): path
     for path in sorted((ROOT / "published").rglob("*.txt"))
 }
-MANIFEST = store.read_manifest(ROOT)
+MANIFEST = manifest.read(ROOT)
 # A published output with lines that depend on weight values, and one without any.
-WEIGHT_DEPENDENT = next(name for name in sorted(PUBLISHED) if MANIFEST[name]["published"]["weight_dependent_lines"])
-WEIGHT_INDEPENDENT = next(
-    name for name in sorted(PUBLISHED) if not MANIFEST[name]["published"]["weight_dependent_lines"]
-)
+WEIGHT_DEPENDENT = next(name for name in sorted(PUBLISHED) if MANIFEST[name].article.weight_dependent_lines)
+WEIGHT_INDEPENDENT = next(name for name in sorted(PUBLISHED) if not MANIFEST[name].article.weight_dependent_lines)
 
 
 def options_of(root: Path) -> Options:
     """The record step's options as the configuration of `root` gives them, checked."""
     return Project.load(root).options
+
+
+def stale(root: Path) -> list:
+    """Every way the recorded outputs of the project at `root` disagree with its snippets and configuration."""
+    return staleness.stale(Project.load(root))
 
 
 # The output the article states in a sentence rather than printing it.
@@ -77,12 +81,10 @@ def test_what_the_article_states_is_read_from_the_plugin_options_in_mkdocs_yml(p
         "only where it states it"
     )
     assert options.published_in_prose == {IN_PROSE: "Both values are True."}
-    assert options.published(IN_PROSE) == {
-        "article": "Understanding GPT-2 Token Embeddings",
-        "stated": {},
-        "prose": "Both values are True.",
-    }
-    assert "prose" not in options.published(WEIGHT_DEPENDENT), "printed in the article"
+    assert options.article(IN_PROSE) == Statements(
+        title="Understanding GPT-2 Token Embeddings", stated={}, prose="Both values are True."
+    )
+    assert options.article(WEIGHT_DEPENDENT).prose is None, "printed in the article"
     edit(project / "mkdocs.yml", 'transformers: "5.17.0"', "transformers: 5.17")
     with pytest.raises(ProjectError, match=r"^mkdocs.yml: plugin `recorded-outputs`, option `published_with`: .*quote"):
         options_of(project)
@@ -96,7 +98,7 @@ def test_an_option_written_with_no_entries_holds_none(project: Path, option: str
     (project / "mkdocs.yml").write_text(config.replace(written[0], f"      {option}:\n"), encoding="utf-8")
     options = options_of(project)
     assert getattr(options, option) == {}
-    assert options.published(IN_PROSE)["article"] == "Understanding GPT-2 Token Embeddings"
+    assert options.article(IN_PROSE).title == "Understanding GPT-2 Token Embeddings"
 
 
 def test_a_sentence_in_prose_must_be_text(project: Path) -> None:
@@ -134,7 +136,7 @@ def test_an_output_whose_statements_changed_in_mkdocs_yml_is_stale_until_attache
     run, project: Path, old: str, new: str, what: str
 ) -> None:
     edit(project / "mkdocs.yml", old, new)
-    found = store.stale_outputs(project)
+    found = stale(project)
     named = {WEIGHT_DEPENDENT} if "transformers" in old else {IN_PROSE} if "Both" in old else set(PUBLISHED)
     assert {problem.snippet for problem in found} == named
     assert all(
@@ -165,14 +167,14 @@ def test_the_article_states_the_pinned_revision_and_release_where_its_output_s_p
 def test_each_attached_output_s_counts_are_what_the_stand_ins_print(stand_in_outputs: list[dict[str, str]]) -> None:
     """The record's counts, from which its provenance says "every line reproduced" or "form only", are those of
     the check against the stand-ins as they print now."""
-    manifest = json.loads((ROOT / "outputs" / "manifest.json").read_text(encoding="utf-8"))["snippets"]
+    records = manifest.read(ROOT)
     for name in PUBLISHED:
         counts = check(
             name, PUBLISHED[name].read_text(encoding="utf-8"), [run[name] for run in stand_in_outputs], label=name
         )
-        published = manifest[name]["published"]
-        assert counts == (published["exact_lines"], published["weight_dependent_lines"]), name
-    assert manifest[WEIGHT_DEPENDENT]["published"]["exact_lines"] == 0, "the row has no weight-independent line"
+        published = records[name].article
+        assert published is not None and counts == (published.exact_lines, published.weight_dependent_lines), name
+    assert records[WEIGHT_DEPENDENT].article.exact_lines == 0, "the row has no weight-independent line"
 
 
 def test_each_published_text_is_named_after_a_snippet_of_its_part_that_loads_weights() -> None:
@@ -182,7 +184,7 @@ def test_each_published_text_is_named_after_a_snippet_of_its_part_that_loads_wei
     for name in PUBLISHED:
         assert name.count("/") == 1, f"published/{name}.txt is not in a part's folder"
         assert name in snippets, f"published/{name}.txt names no snippet: snippets/{name}.py does not exist"
-        assert snippets[name].loads == "weights", f"snippets/{name}.py loads no weights; run it instead"
+        assert snippets[name].runs_on is Origin.WEIGHTS, f"snippets/{name}.py loads no weights; run it instead"
 
 
 @pytest.fixture
@@ -221,20 +223,17 @@ def test_attach_after_a_snippet_edit_keeps_the_published_text(run, project: Path
     status, printed, errors = record_published()
 
     assert status == 0, errors
-    counts = MANIFEST[WEIGHT_DEPENDENT]["published"]
+    counts = MANIFEST[WEIGHT_DEPENDENT].article
     assert (
-        f"snippets/{WEIGHT_DEPENDENT}.py: {counted(counts['exact_lines'], 'line')} equal, "
-        f"{counted(counts['weight_dependent_lines'], 'weight-dependent line')} of the same form"
+        f"snippets/{WEIGHT_DEPENDENT}.py: {counted(counts.exact_lines, 'line')} equal, "
+        f"{counted(counts.weight_dependent_lines, 'weight-dependent line')} of the same form"
     ) in printed
     outputs = project / "outputs"
     assert (outputs / f"{WEIGHT_DEPENDENT}.txt").read_bytes() == PUBLISHED[WEIGHT_DEPENDENT].read_bytes()
-    entry = json.loads((outputs / "manifest.json").read_text())["snippets"][WEIGHT_DEPENDENT]
-    assert entry["origin"] == "published" and entry["model"]["files"] is None
-    assert entry["published"]["text"] == f"published/{WEIGHT_DEPENDENT}.txt"
-    assert (
-        entry["published"]["weight_dependent_lines"]
-        == MANIFEST[WEIGHT_DEPENDENT]["published"]["weight_dependent_lines"]
-    )
+    entry = manifest.read(project)[WEIGHT_DEPENDENT]
+    assert entry.origin is Origin.ARTICLE_PRINTED and entry.model is not None and entry.model.files == {}
+    assert entry.article is not None and entry.article.text == f"published/{WEIGHT_DEPENDENT}.txt"
+    assert entry.article.weight_dependent_lines == counts.weight_dependent_lines
     assert run("python", "-m", "recorder", "check", cwd=project).returncode == 0
 
 
@@ -246,7 +245,7 @@ def test_attach_again_says_what_it_leaves_and_changes_no_byte(project: Path, rec
     status, printed, errors = record_published("--force")
 
     assert status == 0, errors
-    others = [name for name in store.read_manifest(project) if name not in PUBLISHED]
+    others = [name for name in manifest.read(project) if name not in PUBLISHED]
     assert (
         f"left {len(others)} snippets as recorded, which need no GPT-2 weights and whose outputs are never taken "
         f"from the article ({', '.join(f'snippets/{name}.py' for name in others)}): `make record` runs them."
@@ -255,13 +254,25 @@ def test_attach_again_says_what_it_leaves_and_changes_no_byte(project: Path, rec
     assert snapshot(project / "outputs") == before
 
 
-def test_a_hand_edited_record_of_what_the_article_states_is_stale_not_a_traceback(project: Path) -> None:
-    entries = store.read_manifest(project)
-    entries[IN_PROSE]["published"] = "edited"
-    (project / "outputs" / "manifest.json").write_bytes(store.manifest_bytes(entries))
-    found = store.stale_outputs(project)
-    assert [problem.snippet for problem in found] == [IN_PROSE]
-    assert "(the article's title, what the article states of its run and the sentence" in found[0].message
+def test_a_hand_edited_record_of_what_the_article_states_is_refused_with_its_fix_not_a_traceback(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A record that is no longer one is refused where the manifest is read, naming the file, the record and the fix;
+    `recorder check` says so and fails, without a traceback."""
+    path = project / "outputs" / "manifest.json"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["snippets"][IN_PROSE]["article"] = "edited"
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    refused = (
+        f"outputs/manifest.json: record `{IN_PROSE}`: field `article`: expected a mapping for Article, not 'edited'. "
+        "Restore it with `git checkout -- outputs/manifest.json`, then run `make record`."
+    )
+    with pytest.raises(ManifestError) as found:
+        stale(project)
+    assert str(found.value) == refused
+    assert main(["--root", str(project), "check"]) == 1
+    errors = capsys.readouterr().err
+    assert refused in errors and "Traceback" not in errors
 
 
 @pytest.mark.slow
@@ -271,10 +282,10 @@ def test_attach_records_the_sentence_of_an_output_the_article_states_in_prose(pr
     status, _, errors = record_published()
 
     assert status == 0, errors
-    entries = store.read_manifest(project)
-    assert entries[IN_PROSE]["published"]["prose"] == "Both are True."
-    assert [name for name in PUBLISHED if "prose" in entries[name]["published"]] == [IN_PROSE]
-    assert store.stale_outputs(project) == []
+    entries = manifest.read(project)
+    assert entries[IN_PROSE].article.prose == "Both are True."
+    assert [name for name in PUBLISHED if entries[name].article.prose] == [IN_PROSE]
+    assert stale(project) == []
 
 
 @pytest.mark.slow

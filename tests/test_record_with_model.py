@@ -9,7 +9,6 @@ offline, from an empty cache.
 
 from __future__ import annotations
 
-import json
 import shutil
 import textwrap
 from pathlib import Path
@@ -17,25 +16,26 @@ from pathlib import Path
 import pytest
 
 from recorder.__main__ import main
-from recorder.project.gpt2 import FILE_SHA256, MODEL_ID, REVISION, WEIGHTS_FILE
+from recorder.project import manifest
+from recorder.project.gpt2 import FILE_SHA256, MODEL_ID, REVISION, WEIGHTS_FILE, snapshot_dir
+from recorder.project.manifest import Model, Origin, Record
 from recorder.project.snippets import discover, sha256_file
-from recorder.record.hub import snapshot_dir
 from support import ROOT, offline_env, snapshot
 
 SNIPPETS = discover(ROOT)
-WEIGHTS = sorted(name for name, snippet in SNIPPETS.items() if snippet.loads == "weights")
-TOKENIZER_ONLY = sorted(name for name, snippet in SNIPPETS.items() if snippet.loads == "tokenizer")
+WEIGHTS = sorted(name for name, snippet in SNIPPETS.items() if snippet.runs_on is Origin.WEIGHTS)
+TOKENIZER_ONLY = sorted(name for name, snippet in SNIPPETS.items() if snippet.runs_on is Origin.TOKENIZER)
 # Models built from GPT-2's configuration, with random weights: executed wherever the record step runs.
-CONFIGURED = sorted(name for name, snippet in SNIPPETS.items() if snippet.loads == "configuration")
+CONFIGURED = sorted(name for name, snippet in SNIPPETS.items() if snippet.runs_on is Origin.CONFIGURATION)
 
 RECORD_WITH_STAND_IN_AS_PINNED = textwrap.dedent("""
     import os, sys
     from pathlib import Path
-    from recorder.project.gpt2 import TOKENIZER_FILES
+    from recorder.project.gpt2 import TOKENIZER_FILES, snapshot_dir
     from recorder.record import hub, step
     from recorder.project.snippets import sha256_file
     hub.WEIGHTS_SHA256 = sys.argv[1]
-    stand_in = hub.snapshot_dir(Path(os.environ["HF_HUB_CACHE"]))  # its tokenizer files, as saved with it
+    stand_in = snapshot_dir(Path(os.environ["HF_HUB_CACHE"]))  # its tokenizer files, as saved with it
     hub.FILE_SHA256 = {**hub.FILE_SHA256, **{name: sha256_file(stand_in / name) for name in TOKENIZER_FILES
                                        if (stand_in / name).is_file()}}
     step.record(Path.cwd())
@@ -51,8 +51,8 @@ RECORD_AND_SAY_WHAT_WAS_IMPORTED = textwrap.dedent("""
 """)
 
 
-def manifest(project: Path) -> dict[str, dict]:
-    return json.loads((project / "outputs" / "manifest.json").read_text())["snippets"]
+def records(project: Path) -> dict[str, Record]:
+    return manifest.read(project)
 
 
 def make_stale(project: Path, names: list[str]) -> None:
@@ -77,8 +77,8 @@ def test_published_outputs_are_re_executed_verified_and_compared_once_the_model_
 ) -> None:
     """Nothing is stale, yet a populated cache makes every published output run for real."""
     weights = snapshot_dir(stand_in_cache) / WEIGHTS_FILE
-    before = manifest(project)
-    published = sorted(name for name, entry in before.items() if entry["origin"] == "published")
+    before = records(project)
+    published = sorted(name for name, entry in before.items() if not entry.origin.executed)
     assert published and set(published) <= set(WEIGHTS)
     # Recorded in the same run, a model built from GPT-2's configuration is no model to check the revision of.
     make_stale(project, CONFIGURED)
@@ -94,7 +94,7 @@ def test_published_outputs_are_re_executed_verified_and_compared_once_the_model_
     assert result.returncode == 0, result.stderr
     assert "GPT-2 gpt2@607a30d: offline, from the local cache" in result.stdout
     # The stand-in prints what the article published wherever a line does not depend on weight values.
-    different = [name for name in published if before[name]["published"]["weight_dependent_lines"]]
+    different = [name for name in published if before[name].article.weight_dependent_lines]
     confirmed = [name for name in published if name not in different]
     assert confirmed and different
     for name in confirmed:
@@ -103,21 +103,19 @@ def test_published_outputs_are_re_executed_verified_and_compared_once_the_model_
         assert f"DIFFERENT: snippets/{name}.py now prints" in result.stdout
         # The notebook of its part shows the output that changed: it is written with it.
         assert f"wrote docs/notebooks/{SNIPPETS[name].part}.ipynb" in result.stdout
-    entries = manifest(project)
+    entries = records(project)
     for name in CONFIGURED:
-        assert (
-            f"snippets/{name}.py" in result.stdout and entries[name]["output_sha256"] == before[name]["output_sha256"]
-        )
+        assert f"snippets/{name}.py" in result.stdout and entries[name].output_sha256 == before[name].output_sha256
     for name in published:
         entry = entries[name]
-        assert entry["origin"] == "executed" and "published" not in entry
-        assert entry["model"]["loaded"] == "weights"
-        assert (entry["model"]["id"], entry["model"]["revision"]) == (MODEL_ID, REVISION)
-        assert entry["model"]["files"] == {
+        assert entry.origin.executed and entry.article is None
+        assert entry.origin is Origin.WEIGHTS
+        assert entry.model is not None and (entry.model.id, entry.model.revision) == (MODEL_ID, REVISION)
+        assert entry.model.files == {
             path.name: sha256_file(path)  # each file of the checkpoint read
             for path in sorted(weights.parent.iterdir())
         }
-        assert entry["versions"]["transformers"] == "5.17.0"
+        assert entry.versions["transformers"] == "5.17.0"
     assert all(entries[name] == before[name] for name in entries if name not in [*published, *CONFIGURED])
 
 
@@ -130,7 +128,7 @@ def test_tokenizer_only_snippets_record_offline_from_an_empty_cache_without_weig
     cache = tmp_path / "empty-hub-cache"
     cache.mkdir()
     make_stale(project, TOKENIZER_ONLY)
-    before, outputs = manifest(project), snapshot(project / "outputs")
+    before, outputs = records(project), snapshot(project / "outputs")
 
     result = run("python", "-c", RECORD_AND_SAY_WHAT_WAS_IMPORTED, cwd=project, env=offline_env(cache))
 
@@ -144,11 +142,11 @@ def test_tokenizer_only_snippets_record_offline_from_an_empty_cache_without_weig
     }
     files = {name: FILE_SHA256[name] for name in ("vocab.json", "merges.txt")}
     assert {name: sha256_file(snapshot_folder / name) for name in files} == files
-    entries = manifest(project)
+    entries = records(project)
     for name in TOKENIZER_ONLY:
-        assert entries[name]["model"] == {"id": MODEL_ID, "revision": REVISION, "loaded": "tokenizer", "files": files}
-        assert entries[name]["origin"] == "executed"
-        assert entries[name]["sources"] != before[name]["sources"]
+        assert entries[name].model == Model(MODEL_ID, REVISION, files)
+        assert entries[name].origin is Origin.TOKENIZER
+        assert entries[name].sources != before[name].sources
     assert all(entries[name] == before[name] for name in entries if name not in TOKENIZER_ONLY)
     # The real tokenizer prints what was recorded before: only the manifest changed.
     assert {path: data for path, data in snapshot(project / "outputs").items() if path != "manifest.json"} == {

@@ -20,7 +20,8 @@ from bs4 import BeautifulSoup
 
 from recorder.project.config import Part, Project
 from recorder.project.directives import Example, parse
-from recorder.project.snippets import Loads, discover
+from recorder.project.manifest import Origin
+from recorder.project.snippets import discover
 from recorder.project.values import templates
 from support import ZENSICAL, offline_env
 
@@ -116,8 +117,8 @@ def shown(page: BeautifulSoup, example: Example) -> tuple[str, str]:
     return code.select_one("pre").get_text(), in_place.get_text() if in_place is not None else ""
 
 
-def an_example(project: Path, loads: Loads | None) -> tuple[Part, Example]:
-    """A part's example shown with a section, whose snippet loads `loads` of GPT-2 and whose output no template
+def an_example(project: Path, runs_on: Origin) -> tuple[Part, Example]:
+    """A part's example shown with a section, whose snippet runs on `runs_on` of GPT-2 and whose output no template
     reads (an edit of what it prints changes no value)."""
     snippets, loaded = discover(project), Project.load(project)
     for part in loaded.parts():
@@ -126,11 +127,11 @@ def an_example(project: Path, loads: Loads | None) -> tuple[Part, Example]:
             if (
                 isinstance(directive, Example)
                 and directive.section
-                and snippets[directive.name].loads == loads
+                and snippets[directive.name].runs_on is runs_on
                 and directive.name.partition("/")[2] not in read
             ):
                 return part, directive
-    pytest.fail(f"no page shows an example loading {loads} whose output no template reads")
+    pytest.fail(f"no page shows an example running on {runs_on} whose output no template reads")
 
 
 def printing(project: Path, example: Example, text: str) -> str:
@@ -150,8 +151,8 @@ def test_the_preview_records_an_edit_and_says_on_the_page_why_it_cannot_record_a
     """Two snippets edited at once: one is recorded and shown, the other needs GPT-2's weights, and its page says why
     it is not, in place of its old output and at the top."""
     log = tmp_path / "serve.log"
-    part, example = an_example(project, None)
-    weights_part, weights_example = an_example(project, "weights")
+    part, example = an_example(project, Origin.NO_MODEL)
+    weights_part, weights_example = an_example(project, Origin.WEIGHTS)
     with serving(project, log, "recorder") as url:
         page = f"{url}{part.name}/"
         page_when(page, lambda served: bool(served.select("div.recorded-output")), log)
@@ -181,7 +182,7 @@ def test_zensical_serve_says_why_a_changed_snippet_stops_it_and_serves_no_new_co
 ) -> None:
     """Zensical's own preview runs neither the record step nor the plugin: it refuses the state, as its builds do."""
     log = tmp_path / "serve.log"
-    part, example = an_example(project, None)
+    part, example = an_example(project, Origin.NO_MODEL)
     with serving(project, log, "zensical") as url:
         page = f"{url}{part.name}/"
         before = shown(page_when(page, lambda served: bool(served.select("div.recorded-output")), log), example)

@@ -10,6 +10,7 @@ from subprocess import CompletedProcess
 import pytest
 
 from bench.run import MAKE
+from recorder.project.manifest import Origin
 from recorder.project.snippets import Snippet, discover
 from recorder.project.values import templates
 from support import ROOT, append, snapshot
@@ -25,7 +26,7 @@ def quick_snippet() -> Snippet:
     found = [
         snippet
         for name, snippet in discover(ROOT).items()
-        if snippet.loads is None and "torch" not in snippet.imports and name not in read
+        if snippet.runs_on is Origin.NO_MODEL and "torch" not in snippet.imports and name not in read
     ]
     assert found, "no snippet records without GPT-2 and torch: this test would need one"
     return found[0]

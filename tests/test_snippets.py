@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from recorder.project import manifest
 from recorder.project.gpt2 import MODEL_ID, REVISION
+from recorder.project.manifest import Origin
 from recorder.project.snippets import discover
-from recorder.record import store
 from recorder.record.article import check
 from support import ROOT, offline_env
 
@@ -25,7 +26,7 @@ def test_output_matches_what_the_site_shows(name: str, stand_in_outputs: list[di
     recorded = (ROOT / "outputs" / f"{name}.txt").read_text(encoding="utf-8")
     exact, by_form = check(name, recorded, [run[name] for run in stand_in_outputs], label=f"outputs/{name}.txt")
     assert exact + by_form == len(recorded.splitlines()) > 0
-    if SNIPPETS[name].loads != "weights":
+    if SNIPPETS[name].runs_on is not Origin.WEIGHTS:
         assert by_form == 0, "a snippet that loads no weights must print the same thing every time"
         # Run for real here (the stand-in plays no part in what it prints): its recorded output, byte for byte. An
         # output edited by hand, its hash in the manifest edited to match, is caught here.
@@ -40,9 +41,9 @@ def test_only_published_outputs_of_snippets_that_load_weights_depend_on_weight_v
     first, second = stand_in_outputs
     depending = {name for name in first if first[name] != second[name]}
     assert depending, "no output depends on weight values: this check would pass on nothing"
-    manifest = store.read_manifest(ROOT)
+    records = manifest.read(ROOT)
     for name in depending:
-        assert SNIPPETS[name].loads == "weights" and manifest[name]["origin"] == "published", name
+        assert SNIPPETS[name].runs_on is Origin.WEIGHTS and not records[name].origin.executed, name
 
 
 def test_what_a_snippet_loads_is_read_from_its_imports() -> None:
@@ -52,34 +53,42 @@ def test_what_a_snippet_loads_is_read_from_its_imports() -> None:
     for name, snippet in SNIPPETS.items():
         text = "".join(path.read_text(encoding="utf-8") for path in snippet.sources)
         expected = (
-            "weights"
+            Origin.WEIGHTS
             if re.search(r"Model\w*\.from_pretrained\(", text)
-            else "configuration"
+            else Origin.CONFIGURATION
             if re.search(r"^from transformers import .*(Model|For[A-Z])", text, re.M)
-            else "tokenizer"
+            else Origin.TOKENIZER
             if re.search(r"from_pretrained\(|hf_hub_download\(", text)
-            else None
+            else Origin.NO_MODEL
         )
-        assert snippet.loads == expected, name
+        assert snippet.runs_on is expected, name
         assert snippet.reads_tokenizer == bool(re.search(r"from_pretrained\(|hf_hub_download\(", text)), name
         kinds.add(expected)
-    assert kinds == {"weights", "configuration", "tokenizer", None}, f"every kind is checked, not only {kinds}"
+    assert kinds == {Origin.WEIGHTS, Origin.CONFIGURATION, Origin.TOKENIZER, Origin.NO_MODEL}, (
+        f"every kind is checked, not only {kinds}"
+    )
 
 
 LOADERS = {
     "from_config": (
         "from transformers import GPT2Config, GPT2LMHeadModel\nGPT2LMHeadModel(GPT2Config())\n",
-        "configuration",
+        Origin.CONFIGURATION,
     ),
     "from_pretrained": (
         "from transformers import GPT2LMHeadModel\nGPT2LMHeadModel.from_pretrained('gpt2')\n",
-        "weights",
+        Origin.WEIGHTS,
     ),
-    "renamed": ("from transformers import AutoModel as M\nM.from_pretrained('gpt2')\n", "weights"),
-    "through a name": ("from transformers import AutoModel\ncls = AutoModel\ncls.from_pretrained('gpt2')\n", "weights"),
-    "pipeline": ("from transformers import pipeline\npipeline('text-generation', model='gpt2')\n", "weights"),
-    "module": ("import transformers\n", "weights"),
-    "tokenizer": ("from transformers import GPT2Tokenizer\nGPT2Tokenizer.from_pretrained('gpt2')\n", "tokenizer"),
+    "renamed": ("from transformers import AutoModel as M\nM.from_pretrained('gpt2')\n", Origin.WEIGHTS),
+    "through a name": (
+        "from transformers import AutoModel\ncls = AutoModel\ncls.from_pretrained('gpt2')\n",
+        Origin.WEIGHTS,
+    ),
+    "pipeline": ("from transformers import pipeline\npipeline('text-generation', model='gpt2')\n", Origin.WEIGHTS),
+    "module": ("import transformers\n", Origin.WEIGHTS),
+    "tokenizer": (
+        "from transformers import GPT2Tokenizer\nGPT2Tokenizer.from_pretrained('gpt2')\n",
+        Origin.TOKENIZER,
+    ),
 }
 
 
@@ -91,7 +100,7 @@ def test_weights_are_loaded_by_from_pretrained_on_a_model_class_never_by_buildin
     (tmp_path / "snippets" / "part").mkdir(parents=True)
     (tmp_path / "snippets" / "part" / "example.py").write_text(source, encoding="utf-8")
     # Built from a configuration, a model class loads no weights: it runs on random ones.
-    assert discover(tmp_path)["part/example"].loads == expected, case
+    assert discover(tmp_path)["part/example"].runs_on is expected, case
 
 
 @pytest.mark.slow
@@ -123,7 +132,7 @@ def test_after_the_tokenizer_command_part_1_s_snippets_run_by_hand_offline_print
     snapshot = home / "hub" / "models--gpt2" / "snapshots" / REVISION
     assert f"are in the Hugging Face cache, {snapshot}, their sha256 checked" in cached.stdout
     part = {name: snippet for name, snippet in SNIPPETS.items() if snippet.part == "tokenization"}
-    assert part and all(snippet.loads == "tokenizer" for snippet in part.values())
+    assert part and all(snippet.runs_on is Origin.TOKENIZER for snippet in part.values())
     scripts = [snippet.relative(ROOT) for snippet in part.values()]
     result = run("python", "tests/script_runner.py", *scripts, cwd=ROOT, env=offline_env(HF_HOME=str(home)))
     assert result.returncode == 0, result.stderr

@@ -277,6 +277,13 @@ def test_the_state_is_kept_by_content_not_by_file_times(project: Path) -> None:
     assert after.digest != before.digest and not after.problems
 
 
+def test_the_code_that_judges_and_words_the_state_is_an_input_of_it() -> None:
+    """An edit of the recorder (a rule of staleness, the wording of a page) is a new state, not the kept one."""
+    code = {path for path in (ROOT / "recorder").rglob("*.py") if "__pycache__" not in path.parts}
+    assert {ROOT / "recorder" / "project" / "staleness.py", ROOT / "recorder" / "render" / "page.py"} <= code
+    assert code <= set(state.inputs(PROJECT))
+
+
 def test_a_kept_state_that_is_damaged_is_worked_out_anew(project: Path) -> None:
     loaded = Project.load(project)
     digest = state.current(loaded).digest
@@ -299,27 +306,27 @@ NOT_RUN = re.compile(
 @pytest.mark.slow
 def test_a_build_whose_model_outputs_were_executed_says_so_and_nowhere_that_they_could_not_be(tmp_path: Path) -> None:
     """As the publish workflow records them: every published output executed against the pinned weights."""
+    from dataclasses import replace
+
+    from recorder.project import manifest
     from recorder.project.gpt2 import FILE_SHA256, MODEL_ID, REVISION, WEIGHTS_FILE
+    from recorder.project.manifest import Model, Origin
     from recorder.project.snippets import discover, versions_for
-    from recorder.record import store
     from recorder.record.step import record
 
     project = copy_project(tmp_path / "project")
-    entries, snippets = store.read_manifest(project), discover(project)
-    published = [name for name, entry in entries.items() if entry["origin"] == "published"]
+    entries, snippets = manifest.read(project), discover(project)
+    published = [name for name, entry in entries.items() if not entry.origin.executed]
     assert published, "no published output: nothing to turn into an executed one"
     for name in published:
-        entry = entries[name]
-        entry.pop("published", None)
-        entry["origin"] = "executed"
-        entry["model"] = {
-            "id": MODEL_ID,
-            "revision": REVISION,
-            "loaded": "weights",
-            "files": {WEIGHTS_FILE: FILE_SHA256[WEIGHTS_FILE]},
-        }
-        entry["versions"] = {"python": entry["versions"].get("python"), **versions_for(snippets[name])}
-    (project / "outputs" / "manifest.json").write_bytes(store.manifest_bytes(entries))
+        entries[name] = replace(
+            entries[name],
+            origin=Origin.WEIGHTS,
+            article=None,
+            model=Model(MODEL_ID, REVISION, {WEIGHTS_FILE: FILE_SHA256[WEIGHTS_FILE]}),
+            versions={"python": entries[name].versions.get("python"), **versions_for(snippets[name])},
+        )
+    (project / "outputs" / "manifest.json").write_bytes(manifest.to_bytes(entries))
     record(project, report=lambda line: None)  # nothing to run: it writes what follows, the notebooks
     built = build(project)
     assert built.returncode == 0, built.stderr

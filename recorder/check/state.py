@@ -77,8 +77,8 @@ def inputs(project: Project) -> list[Path]:
         (root / "compat", "*.json"),
     ]
     found = [project.config_file, root / REQUIREMENTS]
-    # The code that judges the state, and words what the pages say of it, is an input too.
-    folders.append((Path(__file__).parent, "**/*.py"))
+    # The code that judges the state, and words what the pages say of it, is an input too: the whole package.
+    folders.append((Path(__file__).parents[1], "**/*.py"))
     for folder, pattern in folders:
         found += sorted(
             path

@@ -68,7 +68,8 @@ def _under_zensical() -> bool:
 def _project(path: Path) -> Project:
     if _under_zensical() and Path.cwd().resolve() != path.parent:  # its pymdownx.snippets reads base_path from there
         raise Unpublishable(
-            f"Zensical reads the snippets from the folder it runs in, not from {path.name}'s: run it from {path.parent}."
+            f"Zensical reads the snippets from the folder it runs in, not from {path.name}'s: "
+            f"run it from {path.parent}."
         )
     try:
         return Project.load(path.parent, path)

@@ -1,8 +1,8 @@
 """The MkDocs plugin `recorded-outputs`: what only MkDocs needs around the pages that the Markdown extension renders.
 
-The project's state is checked by the configuration file itself (`recorder.check.state.checked`), for MkDocs and Zensical
-alike, and the copies the site publishes are plain files of the docs folder. This plugin adds what MkDocs alone
-has: the companion notebooks as pages (mkdocs-jupyter), the repository's links from
+The project's state is checked by the configuration file itself (`recorder.engines.config.checked`), for MkDocs and
+Zensical alike, and the copies the site publishes are plain files of the docs folder. This plugin adds what MkDocs
+alone has: the companion notebooks as pages (mkdocs-jupyter), the repository's links from
 GITHUB_*, and pymdownx.snippets' base path from the project's folder wherever MkDocs runs. It never records.
 """
 

@@ -123,16 +123,31 @@ def _record(entry: Any, where: str, fix: str) -> Record:
 def _typed(kind: Any, value: Any) -> Any:
     """`value`, read from JSON, as the type `kind` names; TypeError or ValueError, saying where, if it is not one."""
     if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
-        if value is None and type(None) in typing.get_args(kind):
-            return None
-        return _typed(next(arg for arg in typing.get_args(kind) if arg is not type(None)), value)
+        return _optional(kind, value)
     if is_dataclass(kind):
         return _dataclass(kind, value)
     if typing.get_origin(kind) is dict:
-        key, item = typing.get_args(kind)
-        if not isinstance(value, dict):
-            raise TypeError(f"expected a mapping, not {value!r}")
-        return {_typed(key, name): _typed(item, found) for name, found in value.items()}
+        return _mapping(kind, value)
+    return _scalar(kind, value)
+
+
+def _optional(kind: Any, value: Any) -> Any:
+    """`value` as `kind`, a type or None."""
+    if value is None and type(None) in typing.get_args(kind):
+        return None
+    return _typed(next(arg for arg in typing.get_args(kind) if arg is not type(None)), value)
+
+
+def _mapping(kind: Any, value: Any) -> Any:
+    """`value` as `kind`, a `dict[KEY, ITEM]`."""
+    key, item = typing.get_args(kind)
+    if not isinstance(value, dict):
+        raise TypeError(f"expected a mapping, not {value!r}")
+    return {_typed(key, name): _typed(item, found) for name, found in value.items()}
+
+
+def _scalar(kind: Any, value: Any) -> Any:
+    """`value` as `kind`, a JSON scalar's type or a StrEnum; a whole number is a float too, a bool nothing else."""
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if isinstance(kind, type) and issubclass(kind, StrEnum):

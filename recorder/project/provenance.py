@@ -110,10 +110,15 @@ def line(record: Record, *, markdown: bool = False) -> str:
     said = who(record, emphasis) if markdown else f"<strong>{who(record)}</strong>"
     if record.article is None:
         return " · ".join([said + ("" if markdown else f" on {day}"), on_what(record, code), *named])
-    parts = [said, on_what(record, code), *named]
-    if named or record.article.stated.get("revision"):  # what the article states for this output, and only for it
+    return _article_line(record.article, [said, on_what(record, code), *named], stated=bool(named), day=day)
+
+
+def _article_line(article: Article, parts: list[str], *, stated: bool, day: str) -> str:
+    """The line of an output taken from the article, from `parts` (who, on what, the versions the article states, if
+    `stated`): whether the article states them, and what checking it here showed (on `day`, where it is given)."""
+    if stated or article.stated.get("revision"):  # what the article states for this output, and only for it
         parts[-1] += ", as the article states"
-    checked = f"checked here{f' on {day}' if day else ''}: {stand_ins_showed(record.article)}"
+    checked = f"checked here{f' on {day}' if day else ''}: {stand_ins_showed(article)}"
     return " · ".join([*parts, f"{NOT_RERUN}; {checked}"])
 
 
