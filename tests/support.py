@@ -65,11 +65,13 @@ def offline_env(hub_cache: Path | None = None, **extra: str) -> dict[str, str]:
 
 
 def stand_ins_with_outputs(folder: Path) -> list[dict[str, str]]:
-    """In a child of its own, offline: a stand-in checkpoint per seed in `folder`, and every snippet's stdout
-    against each, run by the record step's own runner. One child, so that torch is imported once for both.
+    """In a child of its own, offline: a stand-in checkpoint per seed in `folder`; every snippet's stdout against the
+    first, and that of each snippet that loads weights against the second (the others read no weight of a
+    checkpoint), run by the record step's own runner. One child, so that torch is imported once for both.
 
     These runs execute every snippet, so they are the ones coverage measures (tests/snippet_coverage.py), and
     only they: tracing the imports of torch and the making of the checkpoints too took 4 to 5 s longer."""
+    from recorder.project.manifest import Origin
     from recorder.project.snippets import discover
     from recorder.record.article import make_stand_ins, run_trials
     from snippet_coverage import coverage_of_snippets, require_measured
@@ -79,7 +81,11 @@ def stand_ins_with_outputs(folder: Path) -> list[dict[str, str]]:
     coverage = coverage_of_snippets()
     coverage.start()
     try:
-        outputs = run_trials(ROOT, list(discover(ROOT)), list(caches), timeout=300)
+        snippets = discover(ROOT)
+        first, second = caches
+        weights = [name for name, snippet in snippets.items() if snippet.runs_on is Origin.WEIGHTS]
+        outputs = run_trials(ROOT, list(snippets), [first], timeout=300)
+        outputs += run_trials(ROOT, weights, [second], timeout=300)
     finally:
         coverage.stop()
         coverage.save()

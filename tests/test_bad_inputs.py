@@ -138,68 +138,83 @@ def refused(result: subprocess.CompletedProcess[str], *phrases: str) -> None:
         assert phrase in result.stderr, f"{phrase!r} not in:\n{result.stderr}"
 
 
-def test_a_snippet_that_raises_shows_its_own_traceback(run, project: Path) -> None:
-    add_snippet(
-        project, "scaled", "def scale(values):\n    return [value / 0 for value in values]\n\n\nprint(scale([1, 2]))\n"
-    )
-    before = snapshot(project / "outputs")
-    result = record(run, project)
-    refused(
-        result,
-        f"snippets/{PART}/scaled.py raised an error:\n"
-        f'  File "snippets/{PART}/scaled.py", line 5\n    print(scale([1, 2]))\n'
-        f'  File "snippets/{PART}/scaled.py", line 2\n    return [value / 0 for value in values]\n',
-        "ZeroDivisionError: division by zero",
-        f"Fix the snippet, check it with `python snippets/{PART}/scaled.py`, then run `make record`.",
-    )
-    assert "recorder" not in result.stderr and "runpy" not in result.stderr
-    assert snapshot(project / "outputs") == before
-
-
-def test_a_hanging_snippet_stops_at_the_timeout(run, project: Path) -> None:
-    # It even swallows ordinary exceptions, as careless retry loops do.
-    add_snippet(
-        project,
-        "hangs",
-        "import time\n\nwhile True:\n    try:\n        time.sleep(60)\n    except Exception:\n        pass\n",
-    )
-    before = snapshot(project / "outputs")
-    refused(
-        record(run, project, "--timeout", "1"),
-        f"snippets/{PART}/hangs.py did not finish within 1 s",
-        "raise the limit with `make record TIMEOUT=<seconds>`",
-    )
-    assert snapshot(project / "outputs") == before
-
-
 def test_make_record_passes_its_timeout_on(run) -> None:
     result = run("make", "--dry-run", "record", "TIMEOUT=7", cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert [line for line in result.stdout.splitlines() if "-m recorder record" in line][-1].endswith("--timeout 7")
 
 
-@pytest.mark.parametrize(
-    ("source", "message"),
-    [
-        (
-            'import sys\n\nprint("caf", end="")\nsys.stdout.buffer.write(b"\\xe9\\n")\n',
-            "/printer.py printed bytes that are not valid UTF-8 (invalid continuation byte at byte 3). "
-            "Print text: decode bytes first, or print their repr().",
-        ),
-        ('print("\\udcff")\n', "/printer.py printed bytes that are not valid UTF-8"),
-        (
-            'while True:\n    print("a runaway loop " * 10)\n',
-            "/printer.py printed more than 65,536 bytes, more than a page shows. "
-            "Print less (a slice, a shape, a summary).",
-        ),
-    ],
-    ids=["raw bytes", "a lone surrogate", "a runaway loop"],
-)
-def test_output_a_page_cannot_show_is_refused(run, project: Path, source: str, message: str) -> None:
-    add_snippet(project, "printer", source)
+# Snippets the record step refuses: the source, the record step's flags, and what its message must say. Each is
+# refused naming the snippet, what it did and the fix, and leaves outputs/ as it was.
+BAD_SNIPPETS = {
+    "raises an error": (
+        "def scale(values):\n    return [value / 0 for value in values]\n\n\nprint(scale([1, 2]))\n",
+        (),
+        [
+            f"snippets/{PART}/bad.py raised an error:\n"
+            f'  File "snippets/{PART}/bad.py", line 5\n    print(scale([1, 2]))\n'
+            f'  File "snippets/{PART}/bad.py", line 2\n    return [value / 0 for value in values]\n',
+            "ZeroDivisionError: division by zero",
+            f"Fix the snippet, check it with `python snippets/{PART}/bad.py`, then run `make record`.",
+        ],
+    ),
+    # It even swallows ordinary exceptions, as careless retry loops do.
+    "hangs": (
+        "import time\n\nwhile True:\n    try:\n        time.sleep(60)\n    except Exception:\n        pass\n",
+        ("--timeout", "1"),
+        [f"snippets/{PART}/bad.py did not finish within 1 s", "raise the limit with `make record TIMEOUT=<seconds>`"],
+    ),
+    "exits with a failure after printing": (
+        'import sys\n\nprint("half an output")\nsys.exit(2)\n',
+        (),
+        [f"snippets/{PART}/bad.py exited with status 2."],
+    ),
+    "prints raw bytes": (
+        'import sys\n\nprint("caf", end="")\nsys.stdout.buffer.write(b"\\xe9\\n")\n',
+        (),
+        [
+            f"snippets/{PART}/bad.py printed bytes that are not valid UTF-8 (invalid continuation byte at byte 3). "
+            "Print text: decode bytes first, or print their repr()."
+        ],
+    ),
+    "prints a lone surrogate": (
+        'print("\\udcff")\n',
+        (),
+        [f"snippets/{PART}/bad.py printed bytes that are not valid UTF-8"],
+    ),
+    "prints in a runaway loop": (
+        'while True:\n    print("a runaway loop " * 10)\n',
+        (),
+        [
+            f"snippets/{PART}/bad.py printed more than 65,536 bytes, more than a page shows. "
+            "Print less (a slice, a shape, a summary)."
+        ],
+    ),
+    "has a syntax error": (
+        'print("one")\nprint("two"\n',
+        (),
+        [f"snippets/{PART}/bad.py:2: ", "Fix the syntax error in the snippet"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BAD_SNIPPETS)
+def test_a_bad_snippet_is_refused_naming_it_and_the_fix_and_outputs_stay(run, project: Path, case: str) -> None:
+    source, flags, phrases = BAD_SNIPPETS[case]
+    add_snippet(project, "bad", source)
     before = snapshot(project / "outputs")
-    refused(record(run, project), f"snippets/{PART}{message}")
+    result = record(run, project, *flags)
+    refused(result, *phrases)
+    assert "Traceback" not in result.stderr and "recorder/" not in result.stderr and "runpy" not in result.stderr
     assert snapshot(project / "outputs") == before
+
+
+def test_a_snippet_that_exits_with_success_is_recorded(run, project: Path) -> None:
+    """`sys.exit(0)` ends a snippet as its last line does: what it printed is its output."""
+    add_snippet(project, "done", 'import sys\n\nprint("all of it")\nsys.exit(0)\n')
+    result = record(run, project)
+    assert result.returncode == 0, result.stderr
+    assert (project / "outputs" / PART / "done.txt").read_text(encoding="utf-8") == "all of it\n"
 
 
 def test_offline_without_the_pinned_revision_says_how_to_get_it(run, project: Path, tmp_path: Path) -> None:
@@ -449,25 +464,55 @@ def test_an_edit_is_stale_however_soon_after_a_record_and_whatever_the_file_time
     assert status == 0 and "is up to date" in printed
 
 
-def test_a_snippet_with_a_syntax_error_is_named_with_its_line(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    part = part_names(project)[0]
-    broken = project / "snippets" / part / "broken.py"
-    broken.write_text('print("one")\nprint("two"\n', encoding="utf-8")
-    assert main(["--root", str(project), "check"]) == 1
-    said = capsys.readouterr().err
-    assert f"{broken}:2: " in said and "Fix the syntax error in the snippet" in said, said
+def _record(document: dict, origin: str) -> dict:
+    """The first record of `document` whose origin is `origin`."""
+    return next(record for record in document["snippets"].values() if record["origin"] == origin)
 
 
-def test_a_damaged_manifest_is_named_with_its_fix(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (project / "outputs" / "manifest.json").write_text("{", encoding="utf-8")
-    assert main(["--root", str(project), "check"]) == 1
-    said = capsys.readouterr().err
-    assert (
+# Manifests edited by hand into something else: the edit, and what `recorder check` says. Each is refused where the
+# manifest is read, naming the file, the record and the field, with the fix.
+RESTORE = "Restore it with `git checkout -- outputs/manifest.json`, then run `make record`."
+BAD_MANIFESTS = {
+    "no JSON": (
+        lambda document: "{",
         "outputs/manifest.json is not JSON (Expecting property name enclosed in double quotes: line 1 column 2 "
-        "(char 1)). Restore it with `git checkout -- outputs/manifest.json`, then run `make record`.\n"
-    ) in said, said
+        f"(char 1)). {RESTORE}",
+    ),
+    "an older schema": (
+        lambda document: {"snippets": document["snippets"]},
+        f"outputs/manifest.json is not a manifest of schema 2 (its schema: None). {RESTORE}",
+    ),
+    "a record that is no mapping": (
+        lambda document: _record(document, "article, in prose").update(article="edited") or document,
+        "field `article`: expected a mapping of its fields, not 'edited'. " + RESTORE,
+    ),
+    "a count that is no number": (
+        lambda document: _record(document, "article, printed")["article"].update(exact_lines="<b>2</b>") or document,
+        "field `article`: field `exact_lines`: expected a whole number, not '<b>2</b>'. " + RESTORE,
+    ),
+    "an origin that is none": (
+        lambda document: _record(document, "tokenizer").update(origin="guessed") or document,
+        "field `origin`: expected one of 'no model', 'tokenizer', 'configuration', 'weights', 'article, printed', "
+        "'article, in prose', not 'guessed'. " + RESTORE,
+    ),
+    "an origin its record contradicts": (
+        lambda document: _record(document, "article, printed").update(origin="weights") or document,
+        "origin 'weights' and its `article` disagree. " + RESTORE,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BAD_MANIFESTS)
+def test_a_manifest_edited_into_something_else_is_refused_naming_the_record_and_the_fix(
+    project: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    edited, message = BAD_MANIFESTS[case]
+    path = project / "outputs" / "manifest.json"
+    written = edited(json.loads(path.read_text(encoding="utf-8")))
+    path.write_text(written if isinstance(written, str) else json.dumps(written), encoding="utf-8")
+    assert main(["--root", str(project), "check"]) == 1
+    said = capsys.readouterr().err
+    assert message in said and "Traceback" not in said, said
 
 
 def test_each_file_is_synced_before_it_replaces_the_old_and_its_folder_after(

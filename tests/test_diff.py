@@ -299,7 +299,7 @@ def test_an_unknown_ref_or_a_folder_outside_git_fails_naming_the_cause_and_the_f
         ('{"schema": 2, "snippets": []}', "HEAD:outputs/manifest.json: `snippets` is not a mapping of snippet names"),
         (
             '{"schema": 2, "snippets": {"part-one/greeting": "an entry"}}',
-            "HEAD:outputs/manifest.json: record `part-one/greeting`: expected a mapping for Record, not 'an entry'.",
+            "HEAD:outputs/manifest.json: record `part-one/greeting`: expected a mapping of its fields, not 'an entry'.",
         ),
     ],
     ids=["not JSON", "no schema", "no snippets", "snippets not a mapping", "an entry that is no record"],

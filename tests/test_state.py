@@ -1,5 +1,5 @@
-"""One state, one check: `recorder check`, MkDocs and Zensical, cold or with Zensical's cache warm, refuse exactly the
-same trees, each drift for its own reason alone, with the project's message and no traceback."""
+"""The state every check and build reads: worked out once from content, kept by content, from the configuration file
+an engine reads, and one round of findings for a change (the drifts themselves: tests/test_drift_guard.py)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 
 from recorder.check import state
 from recorder.project.config import Part, Project
-from recorder.project.directives import Example, Figure, parse
+from recorder.project.directives import Example, parse
 from recorder.project.values import templates
-from support import ROOT, ZENSICAL, append, build, copy_project, edit, offline_env, run_in, zensical_build
+from support import ROOT, ZENSICAL, append, build, copy_project, edit, offline_env, run_in
 
 PROJECT = Project.load(ROOT)
 PARTS = PROJECT.parts()
@@ -23,119 +23,6 @@ PARTS = PROJECT.parts()
 
 def check(project: Path) -> subprocess.CompletedProcess[str]:
     return run_in(project, "python", "-m", "recorder", "check")
-
-
-def _a_figure() -> str:
-    """A snippet a page shows as a figure: its output is in no notebook, so a hand edit of it is one drift."""
-    for part in PARTS:
-        for directive in parse(PROJECT.page(part.page)[0]):
-            if isinstance(directive, Figure):
-                return directive.name
-    raise AssertionError("no page shows a figure")
-
-
-def _an_open_field() -> tuple[str, str, str]:
-    """A template line with a `{}`, where a page quotes nothing: (its part, the line, the line with a value named)."""
-    for part in PARTS:
-        for template in templates(ROOT, part.name):
-            for line in template.lines:
-                if "{}" in line:
-                    return part.name, line, line.replace("{}", "{never_quoted}", 1)
-    raise AssertionError("no template leaves a field open")
-
-
-def _change_snippet(project: Path) -> list[str]:
-    name = next(name for name in project.joinpath("outputs", PARTS[0].name).glob("*.txt")).stem
-    append(project / "snippets" / PARTS[0].name / f"{name}.py", "\n# edited\n")
-    return [f"snippets/{PARTS[0].name}/{name}.py", "changed since its output was recorded", "make record"]
-
-
-def _edit_output(project: Path) -> list[str]:
-    figure = _a_figure()
-    append(project / "outputs" / f"{figure}.txt", "\n")
-    return [f"outputs/{figure}.txt differs from what `make record` wrote", "git checkout"]
-
-
-def _declare_unquoted_value(project: Path) -> list[str]:
-    part, line, named = _an_open_field()
-    values = project / "snippets" / part / "values.yml"
-    values.write_text(values.read_text(encoding="utf-8").replace(line, named, 1), encoding="utf-8")
-    return [f"value `{part}/never_quoted` is declared in snippets/{part}/values.yml but no page quotes it"]
-
-
-def _quote_a_value_in_a_tag(project: Path) -> list[str]:
-    """A value that only the conversion finds lost: Markdown leaves an HTML tag's attributes as written."""
-    part = PARTS[-1]
-    append(project / "docs" / part.page, '\nThe model: <abbr title="{{ value pinned_model }}">it</abbr>.\n')
-    return [f"docs/{part.page}", "`{{ value pinned_model }}` stands", "Keep values out of HTML blocks, HTML tags"]
-
-
-def _restate_a_published_output(project: Path) -> list[str]:
-    """What the configuration says of an output taken from the article: it is recorded with the output."""
-    name, prose = next(iter(PROJECT.options.published_in_prose.items()))
-    config = project / "mkdocs.yml"
-    config.write_text(config.read_text(encoding="utf-8").replace(f'"{prose}"', '"Another sentence."', 1), "utf-8")
-    return [f"snippets/{name}.py: mkdocs.yml says something else of this output", "make record PUBLISHED=1"]
-
-
-DRIFTS: dict[str, Callable[[Path], list[str]]] = {
-    "a snippet": _change_snippet,
-    "an output": _edit_output,
-    "values.yml": _declare_unquoted_value,
-    "a page (a value in an HTML tag)": _quote_a_value_in_a_tag,
-    "mkdocs.yml (what it says of a published output)": _restate_a_published_output,
-}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("drift", DRIFTS)
-def test_each_drift_fails_check_and_both_engines_cold_and_warm_for_its_own_reason(tmp_path: Path, drift: str) -> None:
-    project = copy_project(tmp_path / "project")
-    warmed = zensical_build(project)
-    assert warmed.returncode == 0, warmed.stderr
-    said = DRIFTS[drift](project)
-
-    problems = state.current(Project.load(project)).problems
-    assert len(problems) == 1, f"{drift} fails for more than its own reason: {problems}"
-    assert all(part in problems[0] for part in said), problems[0]
-
-    checked, mkdocs = check(project), build(project)
-    warm, cold = zensical_build(project), zensical_build(project, cold=True)
-    for who, code, printed in (
-        ("recorder check", checked.returncode, checked.stderr),
-        ("mkdocs build", mkdocs.returncode, mkdocs.stderr),
-        ("zensical build, cache warm", warm.returncode, warm.stdout + warm.stderr),
-        ("zensical build, cold", cold.returncode, cold.stdout + cold.stderr),
-    ):
-        assert code != 0, f"{who} passed {drift}"
-        assert problems[0] in printed, f"{who} did not give the project's message:\n{printed}"
-        assert "Traceback" not in printed, f"{who} printed a traceback:\n{printed}"
-
-
-def test_an_include_the_page_writes_of_a_missing_file_is_named_by_the_state_without_a_traceback(tmp_path: Path) -> None:
-    """pymdownx.snippets raises its own error while a page is converted: the state reports it as the page's problem."""
-    project = copy_project(tmp_path / "project")
-    part = PARTS[-1]
-    append(project / "docs" / part.page, '\n```python\n--8<-- "nowhere/missing.py"\n```\n')
-    problems = state.current(Project.load(project)).problems
-    assert len(problems) == 1 and problems[0].startswith(f"docs/{part.page}: Snippet at path 'nowhere/missing.py'")
-    checked = check(project)
-    assert checked.returncode == 1 and problems[0] in checked.stderr and "Traceback" not in checked.stderr
-
-
-@pytest.mark.slow
-def test_an_undone_drift_builds_again_warm(tmp_path: Path) -> None:
-    """The state is kept by content: the same files give the same state, which a warm build takes as it is."""
-    project = copy_project(tmp_path / "project")
-    snippet = project / "snippets" / PARTS[0].name / "vocabulary_size.py"
-    snippet = snippet if snippet.exists() else next((project / "snippets" / PARTS[0].name).glob("*.py"))
-    original = snippet.read_bytes()
-    assert zensical_build(project).returncode == 0
-    append(snippet, "\n# edited\n")
-    assert zensical_build(project).returncode != 0
-    snippet.write_bytes(original)
-    again = zensical_build(project)
-    assert again.returncode == 0, again.stdout + again.stderr
 
 
 @pytest.mark.slow
@@ -282,6 +169,34 @@ def test_the_code_that_judges_and_words_the_state_is_an_input_of_it() -> None:
     code = {path for path in (ROOT / "recorder").rglob("*.py") if "__pycache__" not in path.parts}
     assert {ROOT / "recorder" / "project" / "staleness.py", ROOT / "recorder" / "render" / "page.py"} <= code
     assert code <= set(state.inputs(PROJECT))
+
+
+def test_another_release_of_an_installed_library_is_another_state(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library the snippets run with is an input too: another release of it is worked out anew, not the kept
+    state (which may say the outputs are up to date when they were recorded with the other release)."""
+    loaded = Project.load(project)
+    before = state.current(loaded)
+    folder = tmp_path / "site-packages"
+    (folder / "transformers-99.0.0.dist-info").mkdir(parents=True)
+    monkeypatch.syspath_prepend(str(folder))
+    assert state.digest(loaded) != before.digest
+    assert state.current(loaded).digest != before.digest
+
+
+def test_a_copy_missing_from_the_generated_folder_is_written_again(project: Path) -> None:
+    """The kept state holds only while every copy it wrote is there: a snippet's copy or the tokenizer's vocab.json
+    deleted from docs/generated/ is restored by the next check, not left for the site to link to nothing."""
+    loaded = Project.load(project)
+    kept = state.current(loaded)
+    generated = state.generated_dir(loaded)
+    gone = [generated / copy for copy in kept.copies if copy.startswith("snippets/") or copy.endswith("vocab.json")]
+    assert len(gone) > 1 and any(path.name == "vocab.json" for path in gone)
+    for path in gone:
+        path.unlink()
+    assert state.current(loaded).digest == kept.digest
+    assert all(path.is_file() for path in gone)
 
 
 def test_a_kept_state_that_is_damaged_is_worked_out_anew(project: Path) -> None:

@@ -85,6 +85,9 @@ class Record:
     article: Article | None = None
 
 
+_KINDS = {str: "text", int: "a whole number", float: "a number"}  # the JSON values a field holds, as a message says
+
+
 class ManifestError(RecorderError):
     """A manifest that is not one; the message names the file, the entry and the fix."""
 
@@ -151,15 +154,17 @@ def _scalar(kind: Any, value: Any) -> Any:
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if isinstance(kind, type) and issubclass(kind, StrEnum):
-        return kind(value)  # ValueError names the value
+        if value not in set(kind):
+            raise ValueError(f"expected one of {', '.join(repr(member.value) for member in kind)}, not {value!r}")
+        return kind(value)
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise TypeError(f"expected {kind.__name__}, not {value!r}")
+        raise TypeError(f"expected {_KINDS.get(kind, kind.__name__)}, not {value!r}")
     return value
 
 
 def _dataclass(kind: Any, value: Any) -> Any:
     if not isinstance(value, dict):
-        raise TypeError(f"expected a mapping for {kind.__name__}, not {value!r}")
+        raise TypeError(f"expected a mapping of its fields, not {value!r}")
     hints = typing.get_type_hints(kind)
     known = {field.name for field in fields(kind)}
     if unknown := sorted(set(value) - known):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 from pymdownx.snippets import SnippetPreprocessor
@@ -38,7 +39,11 @@ class Outputs:
     parts: Mapping[str, str] = field(default_factory=dict)  # part -> its title, in the navigation's order
     descriptions: Mapping[str, str] = field(default_factory=dict)  # part -> its page's `description`
     docs_dir: str = "docs"  # the docs folder, from the repository's top, where the notebooks are in the repository
-    compat: View | str = ""  # the version table as its page shows it, or why it cannot be read
+
+    @cached_property
+    def compat(self) -> View | str:
+        """The version table as its page shows it, or why it cannot be read: worked out once, where a page asks."""
+        return view(self.root, discover(self.root))
 
     def output(self, name: str) -> str:
         path = output_path(self.root, name)
@@ -86,7 +91,6 @@ def read_outputs(
         parts=parts,
         descriptions=descriptions,
         docs_dir=project.docs_path,
-        compat=view(project.root, discover(project.root)),
     )
     values, unreadable, read_from = {}, {}, {}
     for part in parts:
