@@ -4,6 +4,7 @@ the rules of CONTRIBUTING.md: a pull request runs read-only, without secrets, ne
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -167,6 +168,38 @@ def test_main_refuses_uncommitted_outputs_and_outputs_the_real_model_does_not_pr
     assert "exit 1" in runs[check]
     upload = step_using(steps, "actions/upload-artifact")
     assert upload["with"]["path"].split() == ["outputs/", "docs/notebooks/"], "the notebooks hold the outputs too"
+
+
+def _publish_step(name: str) -> str:
+    steps = load(PUBLISH)["jobs"]["build"]["steps"]
+    return next(step["run"] for step in steps if step.get("name") == name)
+
+
+@pytest.mark.parametrize("with_article_outputs", [True, False])
+def test_main_deploys_only_outputs_that_were_executed(tmp_path: Path, with_article_outputs: bool) -> None:
+    """Offline, `make record FORCE=1` keeps the article's outputs; the deployed site says none is, so main stops."""
+    steps = load(PUBLISH)["jobs"]["build"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    verdict = _publish_step("Fail unless every output was executed")
+    assert (
+        runs.index("make record FORCE=1")
+        < runs.index(verdict)
+        < runs.index(".venv/bin/python -m mkdocs build --strict")
+    )
+    manifest = json.loads((ROOT / "outputs" / "manifest.json").read_text(encoding="utf-8"))
+    taken = sorted(name for name, entry in manifest["snippets"].items() if entry["origin"].startswith("article"))
+    assert taken, "the committed manifest holds the article's outputs of the snippets that load GPT-2's weights"
+    if not with_article_outputs:
+        manifest["snippets"] = {name: entry for name, entry in manifest["snippets"].items() if name not in taken}
+    (tmp_path / "outputs").mkdir()
+    (tmp_path / "outputs" / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    script = verdict.replace(".venv/bin/python", sys.executable)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    ran = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    assert (ran.returncode != 0) == with_article_outputs, ran.stderr
+    if with_article_outputs:
+        assert f"not executed: {', '.join(taken)}." in ran.stderr
+        assert "re-run it once the Hugging Face hub can be reached" in ran.stderr
 
 
 def test_pull_requests_test_the_oldest_and_newest_python_the_readme_names() -> None:
