@@ -3,6 +3,7 @@ The hub library is imported only once `configure` has run, since it reads HF_HUB
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -67,13 +68,10 @@ def hub_reachable() -> bool:
     if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}:
         return False
     url = urlparse(_endpoint())
-    try:
-        socket.create_connection(
-            (url.hostname, url.port or (443 if url.scheme == "https" else 80)), timeout=PROBE_SECONDS
-        ).close()
-    except OSError:
-        return False
-    return True
+    address = (url.hostname, url.port or (443 if url.scheme == "https" else 80))
+    with contextlib.suppress(OSError), socket.create_connection(address, timeout=PROBE_SECONDS):
+        return True
+    return False
 
 
 def _endpoint() -> str:
