@@ -158,10 +158,10 @@ def record_copy(root: Path, build: bool) -> None:
 def cells(root: Path) -> list[str]:
     """The limit's and the peer's code, run as the record step runs it (`runner.part_imports`, in plain Python): part by
     part, with its import path on sys.path, its modules (`pinned_gpt2`) loaded once, each example its own function."""
-    found, examples = [], discover(root)
+    code, examples = [], discover(root)
     for part in part_names(root):
         folders = [str(folder) for folder in import_path(root / SNIPPETS_DIR / part)]
-        found.append(f"import sys\n\nsys.path[:0] = {folders!r}\n")
+        code.append(f"import sys\n\nsys.path[:0] = {folders!r}\n")
         for snippet in (snippet for snippet in examples.values() if snippet.part == part):
             function = ast.parse("def example(): pass").body[0]
             # Not what puts snippets/ on sys.path from the file's own path: it is there, and this file is elsewhere.
@@ -170,11 +170,11 @@ def cells(root: Path) -> list[str]:
                 for node in ast.parse(snippet.path.read_text(encoding="utf-8")).body
                 if not (isinstance(node, ast.Expr) and ast.unparse(node.value).startswith("sys.path."))
             ]
-            found.append(f"{ast.unparse(function)}\n\n\nexample()\n")
+            code.append(f"{ast.unparse(function)}\n\n\nexample()\n")
         # The next part imports its own modules, which may have the same names.
         modules = sorted(local_modules(root / SNIPPETS_DIR / part))
-        found.append(f"for name in {modules!r}:\n    sys.modules.pop(name, None)\ndel sys.path[:{len(folders)}]\n")
-    return found
+        code.append(f"for name in {modules!r}:\n    sys.modules.pop(name, None)\ndel sys.path[:{len(folders)}]\n")
+    return code
 
 
 def write_plain_config(root: Path) -> None:
@@ -184,8 +184,8 @@ def write_plain_config(root: Path) -> None:
     config, entry = (root / CONFIG_FILE).read_text(encoding="utf-8"), f"  - {PLUGIN}:\n"
     assert config.count(entry) == 1, f"{CONFIG_FILE} lists the plugin other than as `{entry.strip()}` with options"
     config = config.replace(entry, f"{entry}      enabled: false\n")
-    config, found = re.subn(rf"(?m)^  - {re.escape(EXTENSION)}:\n(?:(?: {{6}}.*)?\n)*", "", config)
-    assert found == 1, f"{CONFIG_FILE} lists the extension other than as `- {EXTENSION}:` with its options"
+    config, removed = re.subn(rf"(?m)^  - {re.escape(EXTENSION)}:\n(?:(?: {{6}}.*)?\n)*", "", config)
+    assert removed == 1, f"{CONFIG_FILE} lists the extension other than as `- {EXTENSION}:` with its options"
     # Links to the files the plugin publishes then have no target: said, not fatal. MkDocs reads the last key.
     config += "\nvalidation:\n  links:\n    not_found: info\n"
     (root / AS_TEXT_CONFIG).write_text(config, encoding="utf-8")
@@ -196,17 +196,17 @@ def write_plain_pages(root: Path) -> None:
     """docs/ copied as PLAIN_DOCS, each page's directives replaced by what the extension renders them to: a fence
     for code, HTML for an output, a figure or a table, text for a value. Built plainly, they are the site's pages."""
     shutil.copytree(root / "docs", root / PLAIN_DOCS)
-    shown = read_outputs(Project.load(root))
+    outputs = read_outputs(Project.load(root))
     for path in sorted((root / PLAIN_DOCS).glob("*.md")):
         page = path.read_text(encoding="utf-8")
         body = get_data(page)[0]
-        prepared = prepare(parse(body), shown)
+        prepared = prepare(parse(body), outputs)
         expanded = "\n".join(with_fences(body.split("\n"), prepared))
         for directive, html in prepared.outputs:  # each alone in its paragraph
             expanded = expanded.replace(f"\n{directive.indent}{directive.text}\n", f"\n{directive.indent}{html}\n", 1)
         for text, value in prepared.values.items():
             expanded = expanded.replace(text, value)
-        if path.stem in shown.parts:  # under its title, the link the extension adds to the part's notebook
+        if path.stem in outputs.parts:  # under its title, the link the extension adds to the part's notebook
             title = next(line for line in expanded.split("\n") if line.startswith("# "))
             notebook = f"[Read this part's examples as a Jupyter notebook]({NOTEBOOKS_DIR}/{path.stem}.ipynb)"
             expanded = expanded.replace(title, f"{title}\n\n{notebook}", 1)
@@ -349,19 +349,19 @@ def medians(runs: list[Run]) -> dict[str, dict[str, Any]]:
         samples.setdefault(run.variant, []).append(run.sample)
     return {
         name: {
-            "seconds": round(statistics.median(s.seconds for s in found), 3),
-            "cpu_seconds": round(statistics.median(s.cpu_seconds for s in found), 3),
-            "peak_mib": round(statistics.median(s.peak_mib for s in found), 1),
-            "runs": len(found),
+            "seconds": round(statistics.median(s.seconds for s in variant), 3),
+            "cpu_seconds": round(statistics.median(s.cpu_seconds for s in variant), 3),
+            "peak_mib": round(statistics.median(s.peak_mib for s in variant), 1),
+            "runs": len(variant),
         }
-        for name, found in samples.items()
+        for name, variant in samples.items()
     }
 
 
 def ratios(runs: list[Run]) -> list[dict[str, Any]]:
     """Each ratio of RATIOS: the median of its rounds' ratios, each of two runs made back to back, and whether it
     meets its goal."""
-    found = []
+    measured = []
     for name, top, bottom, measure, goal in RATIOS:
         paired = [run for run in runs if run.pair == (top, bottom)]
         above = [run.sample for run in paired if run.variant == top]
@@ -371,10 +371,10 @@ def ratios(runs: list[Run]) -> list[dict[str, Any]]:
             for first, second in zip(above, below, strict=True)
         ]
         value = round(statistics.median(rounds), 3)
-        found.append(
+        measured.append(
             {"name": name, "value": value, "goal": goal, "met": goal is None or value <= goal, "rounds": rounds}
         )
-    return found
+    return measured
 
 
 def verdict(ratio: dict[str, Any]) -> str:
@@ -385,9 +385,9 @@ def verdict(ratio: dict[str, Any]) -> str:
 
 def report(runs: list[Run]) -> str:
     """Write the medians and the ratios against their goals to bench/results.json; the same as a table."""
-    table, found = medians(runs), ratios(runs)
-    RESULTS.write_text(json.dumps({"ratios": found, "medians": table}, indent=2) + "\n", encoding="utf-8")
-    width = max(len(ratio["name"]) for ratio in found)
+    table, measured = medians(runs), ratios(runs)
+    RESULTS.write_text(json.dumps({"ratios": measured, "medians": table}, indent=2) + "\n", encoding="utf-8")
+    width = max(len(ratio["name"]) for ratio in measured)
     lines = [
         f"{name:<{width}}  median {row['seconds']:6.2f} s, CPU {row['cpu_seconds']:6.2f} s, "
         f"peak {row['peak_mib']:5.0f} MiB ({row['runs']} runs)"
@@ -396,7 +396,7 @@ def report(runs: list[Run]) -> str:
     lines += ["", "ratios, each the median of its rounds' (in brackets, their range):"] + [
         f"{r['name']:<{width}}  {r['value']:.3f}, {verdict(r)} "
         f"(rounds {min(r['rounds']):.2f} to {max(r['rounds']):.2f})"
-        for r in found
+        for r in measured
     ]
     return "\n".join(lines)
 

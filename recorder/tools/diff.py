@@ -43,12 +43,12 @@ def at_ref(root: Path, ref: str) -> Outputs:
     """The outputs committed at `ref`; none when it has no manifest."""
 
     def read(path: str) -> bytes | None:
-        found = _git(root, "cat-file", "blob", f"{ref}:./{OUTPUTS_DIR}/{path}")
-        return found.stdout if found.returncode == 0 else None
+        blob = _git(root, "cat-file", "blob", f"{ref}:./{OUTPUTS_DIR}/{path}")
+        return blob.stdout if blob.returncode == 0 else None
 
-    found = read(MANIFEST_NAME)
+    committed = read(MANIFEST_NAME)
     fix = "Compare with another commit: `python -m recorder diff REF`."
-    records = {} if found is None else manifest.parse(found, f"{ref}:{OUTPUTS_DIR}/{MANIFEST_NAME}", fix)
+    records = {} if committed is None else manifest.parse(committed, f"{ref}:{OUTPUTS_DIR}/{MANIFEST_NAME}", fix)
     return Outputs(
         records,
         {name: text.decode("utf-8", errors="replace") for name in records if (text := read(f"{name}.txt")) is not None},
@@ -57,10 +57,10 @@ def at_ref(root: Path, ref: str) -> Outputs:
 
 def report(root: Path, ref: str | None = None) -> str:
     """The working tree against `ref`; by default against the merge base with origin/main, else HEAD."""
-    found = _git(root, "rev-parse", "--git-dir")
-    if found.returncode != 0:
+    repository = _git(root, "rev-parse", "--git-dir")
+    if repository.returncode != 0:
         raise RecorderError(
-            f"{root} is not a git repository git can read ({found.stderr.decode().strip()}). "
+            f"{root} is not a git repository git can read ({repository.stderr.decode().strip()}). "
             "`python -m recorder diff` compares outputs/ with a commit: run it in a clone of the "
             "project."
         )
@@ -127,8 +127,8 @@ def _figure_change(old: str | None, new: str | None) -> str | None:
 
 
 def _title(text: str | None) -> str:
-    found = _TITLE.search(text or "")
-    return f"“{html.unescape(found.group(1)).strip()}”" if found else "a figure without a <title>"
+    title = _TITLE.search(text or "")
+    return f"“{html.unescape(title.group(1)).strip()}”" if title else "a figure without a <title>"
 
 
 def _unified(old: str | None, new: str | None, old_name: str, new_name: str) -> str:

@@ -36,9 +36,9 @@ def run(root: Path, check: Callable[[Path], object], summary: Path | None) -> bo
     if staleness.stale(Project.load(root)):
         publish(WAITING, summary)
         return True
-    found = "## Rows of the version table not yet checked\n\n" + "".join(f"- {reason}\n" for reason in rows.values())
+    heading = "## Rows of the version table not yet checked\n\n" + "".join(f"- {reason}\n" for reason in rows.values())
     check(root)
-    publish(f"{found}\n{verdicts(read(root), list(rows))}\n**{INSTRUCTION}**\n", summary)
+    publish(f"{heading}\n{verdicts(read(root), list(rows))}\n**{INSTRUCTION}**\n", summary)
     return False
 
 

@@ -28,12 +28,12 @@ def run(root: Path, record_step: Callable[[Path], object], summary: Path | None)
     if not stale:
         publish(UP_TO_DATE, summary)
         return True
-    found = "## Recorded outputs are out of date\n\n" + "".join(f"- {problem}\n" for problem in stale)
+    heading = "## Recorded outputs are out of date\n\n" + "".join(f"- {problem}\n" for problem in stale)
     before, files = diff.in_tree(root), generated_files(root)
     try:
         record_step(root)
     except Exception as error:
-        publish(f"{found}\nRecording them here failed: {error}\n\nInstead, {RECORD_ELSEWHERE}\n", summary)
+        publish(f"{heading}\nRecording them here failed: {error}\n\nInstead, {RECORD_ELSEWHERE}\n", summary)
         raise
     changes = diff.render(before, diff.in_tree(root), "the pull request's commit", before_name="committed")
     gone = sorted(files - generated_files(root))
@@ -43,7 +43,7 @@ def run(root: Path, record_step: Callable[[Path], object], summary: Path | None)
             f"\nRecording deleted {len(gone)} file{s}, which the artifact cannot: delete {it} in your clone "
             f"too, `git rm {' '.join(gone)}`.\n\n" + "".join(f"- `{path}`\n" for path in gone)
         )
-    publish(f"{found}\n{changes}\n**{INSTRUCTION}**\n", summary)
+    publish(f"{heading}\n{changes}\n**{INSTRUCTION}**\n", summary)
     return False
 
 
