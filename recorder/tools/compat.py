@@ -184,9 +184,10 @@ def check_releases(
     previous = _comparable(previous, ran_with, report)
     names = list(unchecked(root, previous, snippets)) if previous else list(snippets)
     report(f"checking {len(names)} of {len(snippets)} rows" + (", not yet checked" if previous else ""))
-    table = _kept(root, snippets, installs, pinned, previous, names)
-    if names or previous is None:
-        table["releases"] = {release: {"checked_at": now(), "versions": ran_with[release]} for release in installs}
+    checked = {release: {"checked_at": now(), "versions": ran_with[release]} for release in installs}
+    table = _kept(
+        root, snippets, checked if names or previous is None else previous["releases"], pinned, previous, names
+    )
     rows = [snippets[name] for name in names]
     for snippet, release, cell in _run_rows(root, rows, pythons, pinned, hub_cache, timeout=timeout, report=report):
         table["snippets"][snippet.name]["results"][release] = cell
@@ -244,35 +245,32 @@ def _comparable(
     previous: dict[str, Any] | None, ran_with: dict[str, dict[str, str | None]], report: Report
 ) -> dict[str, Any] | None:
     """`previous`, if each release ran with the versions it records for it (its rows' verdicts hold); else None."""
-    if previous is None:
-        return None
-    changed = [
-        release for release, versions in ran_with.items() if previous["releases"][release]["versions"] != versions
-    ]
-    if changed:
+    recorded = previous["releases"] if previous else {}
+    if changed := [
+        release for release, versions in ran_with.items() if recorded and recorded[release]["versions"] != versions
+    ]:
         report(
             f"transformers {', '.join(changed)} now run with other versions than {RESULTS} records: "
             "every row is checked again"
         )
-        return None
-    return previous
+    return None if changed else previous
 
 
 def _kept(
     root: Path,
     snippets: dict[str, Snippet],
-    releases: Iterable[str],
+    releases: dict[str, Any],
     pinned: str,
     previous: dict[str, Any] | None,
     names: list[str],
 ) -> dict[str, Any]:
-    """The table's frame, its columns in the releases' order, holding the rows of `previous` that are not checked
-    again (`names` are) and its releases' dates and versions; a row of a snippet that is gone is dropped. The other
-    cells and versions are yet to fill in."""
+    """The table's frame, its columns in the releases' order (`releases`: when each was checked, with which
+    versions), holding the rows of `previous` that are not checked again (`names` are); a row of a snippet that is
+    gone is dropped. The other cells are yet to fill in."""
     table = {
         "model": {"id": MODEL_ID, "revision": REVISION, "stand_in": {"seed": STAND_IN_SEED, "about": STAND_IN}},
         "reference": pinned,
-        "releases": dict(previous["releases"]) if previous else dict.fromkeys(releases),
+        "releases": releases,
         "snippets": {
             name: {**checked_against(root, snippet), "results": dict.fromkeys(releases)}
             for name, snippet in snippets.items()
