@@ -13,7 +13,7 @@ from typing import NamedTuple
 from recorder.project import manifest
 from recorder.project.errors import RecorderError
 from recorder.project.manifest import MANIFEST_NAME, OUTPUTS_DIR, Record, output_path
-from recorder.project.provenance import backticks, emphasis, on_what, who
+from recorder.project.provenance import backticks, counted, emphasis, on_what, who
 
 UPSTREAM = "origin/main"
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
@@ -95,8 +95,7 @@ def render(before: Outputs, after: Outputs, label: str, *, before_name: str = "b
     ]
     if not sections:
         return f"No recorded output changed since {label}.\n"
-    count = f"{len(sections)} recorded output{'s' if len(sections) > 1 else ''}"
-    return "\n".join([f"## {count} changed since {label}\n", *sections])
+    return "\n".join([f"## {counted(len(sections), 'recorded output')} changed since {label}\n", *sections])
 
 
 def _section(name: str, before: Outputs, after: Outputs, before_name: str) -> str | None:

@@ -10,6 +10,7 @@ from typing import Any
 from recorder.project import staleness
 from recorder.project.compat_table import RESULTS, CompatError, read, unchecked
 from recorder.project.config import Project
+from recorder.project.provenance import counted
 from recorder.project.snippets import discover
 from recorder.tools.pr_record import publish
 
@@ -63,5 +64,5 @@ def verdicts(table: dict[str, Any], names: list[str]) -> str:
 
 def _cell(result: dict[str, Any]) -> str:
     if result["verdict"] == "differs":
-        return f"differs: {len(result['lines'])} line{'s' if len(result['lines']) != 1 else ''}"
+        return f"differs: {counted(len(result['lines']), 'line')}"
     return str(result["verdict"])

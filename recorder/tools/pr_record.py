@@ -10,6 +10,7 @@ from pathlib import Path
 from recorder.check import state
 from recorder.project.config import NOTEBOOKS_DIR, Project
 from recorder.project.manifest import OUTPUTS_DIR
+from recorder.project.provenance import counted
 from recorder.tools import diff
 
 # The name under which the pull-request workflow uploads outputs/ and docs/notebooks/.
@@ -38,9 +39,9 @@ def run(root: Path, record_step: Callable[[Path], object], summary: Path | None)
     changes = diff.render(before, diff.in_tree(root), "the pull request's commit", before_name="committed")
     gone = sorted(files - generated_files(root))
     if gone:  # unzipping the artifact cannot delete a file, so its author must
-        it, s = ("it", "") if len(gone) == 1 else ("them", "s")
         changes += (
-            f"\nRecording deleted {len(gone)} file{s}, which the artifact cannot: delete {it} in your clone "
+            f"\nRecording deleted {counted(len(gone), 'file')}, which the artifact cannot: delete "
+            f"{'it' if len(gone) == 1 else 'them'} in your clone "
             f"too, `git rm {' '.join(gone)}`.\n\n" + "".join(f"- `{path}`\n" for path in gone)
         )
     publish(f"{heading}\n{changes}\n**{INSTRUCTION}**\n", summary)
