@@ -11,7 +11,7 @@ from pathlib import Path
 
 from recorder.project import manifest
 from recorder.project.config import SNIPPETS_DIR, Project
-from recorder.project.gpt2 import MODEL_ID, REVISION, TOKENIZER_FILES
+from recorder.project.gpt2 import MODEL_ID, REVISION, TOKENIZER_FILES, short
 from recorder.project.manifest import OUTPUTS_DIR, Article, Model, Origin, Record, output_path
 from recorder.project.provenance import counted
 from recorder.project.snippets import Snippet, discover, sha256_bytes, source_hashes, versions_for
@@ -167,12 +167,17 @@ def _reachable(targets: list[Snippet], report: Report) -> list[Snippet]:
     if runs_on <= {Origin.NO_MODEL}:
         return targets
     online, weights = hub.configure(), Origin.WEIGHTS in runs_on
-    what = "GPT-2" if weights else "GPT-2's tokenizer"
-    report(f"{what} {MODEL_ID}@{REVISION[:7]}: {'hub reachable' if online else 'offline, from the local cache'}")
+    report(_reached(online, weights))
     if online and weights:  # a failed download stops here, before any snippet runs
         hub.fetch_pinned(report)
     in_reach = online or hub.weights_cached()
     return [snippet for snippet in targets if in_reach or snippet.runs_on is not Origin.WEIGHTS]
+
+
+def _reached(online: bool, weights: bool) -> str:
+    """What of GPT-2 the run reads, and where from."""
+    what = "GPT-2" if weights else "GPT-2's tokenizer"
+    return f"{what} {MODEL_ID}@{short()}: {'hub reachable' if online else 'offline, from the local cache'}"
 
 
 def _prepare_tokenizer(targets: list[Snippet], *, pinned_files: bool) -> Path | None:
