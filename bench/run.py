@@ -184,7 +184,7 @@ def write_plain_config(root: Path) -> None:
     config = config.replace(entry, f"{entry}      enabled: false\n")
     config, removed = re.subn(rf"(?m)^  - {re.escape(EXTENSION)}:\n(?:(?: {{6}}.*)?\n)*", "", config)
     assert removed == 1, f"{CONFIG_FILE} lists the extension other than as `- {EXTENSION}:` with its options"
-    # Links to the files the plugin publishes then have no target: said, not fatal. MkDocs reads the last key.
+    # Links to the files the plugin adds to the site then have no target: said, not fatal. MkDocs reads the last key.
     config += "\nvalidation:\n  links:\n    not_found: info\n"
     (root / AS_TEXT_CONFIG).write_text(config, encoding="utf-8")
     (root / PLAIN_CONFIG).write_text(f"{config}docs_dir: {PLAIN_DOCS}\n", encoding="utf-8")

@@ -12,7 +12,7 @@ from recorder.project.compat_table import RESULTS, CompatError, read, unchecked
 from recorder.project.config import Project
 from recorder.project.provenance import counted
 from recorder.project.snippets import discover
-from recorder.tools.pr_record import publish
+from recorder.tools.pr_record import post
 
 # The name under which the pull-request workflow uploads compat/results.json.
 ARTIFACT = "compat-results"
@@ -32,14 +32,14 @@ def run(root: Path, check: Callable[[Path], object], summary: Path | None) -> bo
     summary shows their verdicts."""
     rows = _not_yet_checked(root)
     if not rows:
-        publish(CHECKED, summary)
+        post(CHECKED, summary)
         return True
     if staleness.stale(Project.load(root)):
-        publish(WAITING, summary)
+        post(WAITING, summary)
         return True
     heading = "## Rows of the version table not yet checked\n\n" + "".join(f"- {reason}\n" for reason in rows.values())
     check(root)
-    publish(f"{heading}\n{verdicts(read(root), list(rows))}\n**{INSTRUCTION}**\n", summary)
+    post(f"{heading}\n{verdicts(read(root), list(rows))}\n**{INSTRUCTION}**\n", summary)
     return False
 
 

@@ -5,7 +5,7 @@ one succeeds, so an edited snippet left the browser waiting. Here a watcher sees
 (a snippet, a page, a `values.yml`, `mkdocs.yml`, ...), runs the record step where the state says `make record`
 would fix something (in a process of its own, as `make record` runs: the hub's libraries read HF_HUB_OFFLINE once,
 and a snippet cannot break the preview), and only then asks MkDocs' live-reload server for a build. The pages stay
-served while the record step runs. The build renders a state that cannot be published anyway (the extension's
+served while the record step runs. The build renders a state that every other build refuses (the extension's
 `preview` option): every page opens with its problems and what the record step said, which the terminal shows too;
 and a build that fails all the same serves a page saying why, never a request left waiting.
 
@@ -133,7 +133,7 @@ class _Builds:
 
     def config(self) -> MkDocsConfig:
         """The configuration as mkdocs.yml says now, with the preview's options; MkDocs' warnings are said, and a
-        state that cannot be published is shown, rather than stopping the build."""
+        state that every other build refuses is shown, rather than stopping the build."""
         with engine_config.reading(self.preview.config_file, preview=True):
             config = load_config(str(self.preview.config_file), site_dir=str(self.site_dir), dev_addr=self.address)
         config.strict, config.site_url = False, self.url
