@@ -21,6 +21,7 @@ of its own (bench/results.json keeps every round's ratio). Where one misses its 
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import os
 import re
@@ -68,6 +69,8 @@ RATIOS = [
     (f"{NOOP} / {AS_TEXT}", NOOP, AS_TEXT, "seconds", None),  # reported, no goal
     (f"{ZENSICAL} / {NOOP}", ZENSICAL, NOOP, "seconds", None),  # reported, no goal
 ]
+# Each ratio's two variants, the one over the other, run back to back in every round.
+PAIRS = list(dict.fromkeys((top, bottom) for _, top, bottom, _, _ in RATIOS))
 PEER_CONFIG = {
     "site_name": "Every example of the series, rendered by mkdocs-jupyter",
     "theme": {"name": "material", "font": False},
@@ -105,12 +108,7 @@ class Sample(NamedTuple):
     cpu_seconds: float  # user and system: none of the time spent waiting for other work on the machine
 
 
-class Run(NamedTuple):
-    """One timed run: the pair of variants of a ratio it was run for, back to back, and which of the two it was."""
-
-    pair: tuple[str, str]
-    variant: str
-    sample: Sample
+Round = dict[str, Sample]  # a pair's two variants, run back to back: the sample of each, by name
 
 
 def copy_project(destination: Path) -> Path:
@@ -158,10 +156,10 @@ def record_copy(root: Path, build: bool) -> None:
 def cells(root: Path) -> list[str]:
     """The limit's and the peer's code, run as the record step runs it (`runner.part_imports`, in plain Python): part by
     part, with its import path on sys.path, its modules (`pinned_gpt2`) loaded once, each example its own function."""
-    found, examples = [], discover(root)
+    code, examples = [], discover(root)
     for part in part_names(root):
         folders = [str(folder) for folder in import_path(root / SNIPPETS_DIR / part)]
-        found.append(f"import sys\n\nsys.path[:0] = {folders!r}\n")
+        code.append(f"import sys\n\nsys.path[:0] = {folders!r}\n")
         for snippet in (snippet for snippet in examples.values() if snippet.part == part):
             function = ast.parse("def example(): pass").body[0]
             # Not what puts snippets/ on sys.path from the file's own path: it is there, and this file is elsewhere.
@@ -170,11 +168,11 @@ def cells(root: Path) -> list[str]:
                 for node in ast.parse(snippet.path.read_text(encoding="utf-8")).body
                 if not (isinstance(node, ast.Expr) and ast.unparse(node.value).startswith("sys.path."))
             ]
-            found.append(f"{ast.unparse(function)}\n\n\nexample()\n")
+            code.append(f"{ast.unparse(function)}\n\n\nexample()\n")
         # The next part imports its own modules, which may have the same names.
         modules = sorted(local_modules(root / SNIPPETS_DIR / part))
-        found.append(f"for name in {modules!r}:\n    sys.modules.pop(name, None)\ndel sys.path[:{len(folders)}]\n")
-    return found
+        code.append(f"for name in {modules!r}:\n    sys.modules.pop(name, None)\ndel sys.path[:{len(folders)}]\n")
+    return code
 
 
 def write_plain_config(root: Path) -> None:
@@ -184,9 +182,9 @@ def write_plain_config(root: Path) -> None:
     config, entry = (root / CONFIG_FILE).read_text(encoding="utf-8"), f"  - {PLUGIN}:\n"
     assert config.count(entry) == 1, f"{CONFIG_FILE} lists the plugin other than as `{entry.strip()}` with options"
     config = config.replace(entry, f"{entry}      enabled: false\n")
-    config, found = re.subn(rf"(?m)^  - {re.escape(EXTENSION)}:\n(?:(?: {{6}}.*)?\n)*", "", config)
-    assert found == 1, f"{CONFIG_FILE} lists the extension other than as `- {EXTENSION}:` with its options"
-    # Links to the files the plugin publishes then have no target: said, not fatal. MkDocs reads the last key.
+    config, removed = re.subn(rf"(?m)^  - {re.escape(EXTENSION)}:\n(?:(?: {{6}}.*)?\n)*", "", config)
+    assert removed == 1, f"{CONFIG_FILE} lists the extension other than as `- {EXTENSION}:` with its options"
+    # Links to the files the plugin adds to the site then have no target: said, not fatal. MkDocs reads the last key.
     config += "\nvalidation:\n  links:\n    not_found: info\n"
     (root / AS_TEXT_CONFIG).write_text(config, encoding="utf-8")
     (root / PLAIN_CONFIG).write_text(f"{config}docs_dir: {PLAIN_DOCS}\n", encoding="utf-8")
@@ -196,17 +194,17 @@ def write_plain_pages(root: Path) -> None:
     """docs/ copied as PLAIN_DOCS, each page's directives replaced by what the extension renders them to: a fence
     for code, HTML for an output, a figure or a table, text for a value. Built plainly, they are the site's pages."""
     shutil.copytree(root / "docs", root / PLAIN_DOCS)
-    shown = read_outputs(Project.load(root))
+    outputs = read_outputs(Project.load(root))
     for path in sorted((root / PLAIN_DOCS).glob("*.md")):
         page = path.read_text(encoding="utf-8")
         body = get_data(page)[0]
-        prepared = prepare(parse(body), shown)
+        prepared = prepare(parse(body), outputs)
         expanded = "\n".join(with_fences(body.split("\n"), prepared))
         for directive, html in prepared.outputs:  # each alone in its paragraph
             expanded = expanded.replace(f"\n{directive.indent}{directive.text}\n", f"\n{directive.indent}{html}\n", 1)
         for text, value in prepared.values.items():
             expanded = expanded.replace(text, value)
-        if path.stem in shown.parts:  # under its title, the link the extension adds to the part's notebook
+        if path.stem in outputs.parts:  # under its title, the link the extension adds to the part's notebook
             title = next(line for line in expanded.split("\n") if line.startswith("# "))
             notebook = f"[Read this part's examples as a Jupyter notebook]({NOTEBOOKS_DIR}/{path.stem}.ipynb)"
             expanded = expanded.replace(title, f"{title}\n\n{notebook}", 1)
@@ -241,7 +239,8 @@ class Bench:
 
     def __init__(self, folder: Path) -> None:
         self.copy, self.parts, self.limit = copy_project(folder / "project"), folder / "parts", folder / "limit.py"
-        self.limit.write_text("\n\n".join(cells(self.copy)), encoding="utf-8")
+        code = cells(self.copy)
+        self.limit.write_text("\n\n".join(code), encoding="utf-8")
         # A `make bench FORCE=1` must not reach the copies' `make` through MAKEFLAGS.
         inherited = {
             name: value for name, value in os.environ.items() if name not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}
@@ -254,7 +253,7 @@ class Bench:
             "NO_MKDOCS_2_WARNING": "1",
         }
         article.create_stand_ins({folder / "hub": 1}, n_layer=12)
-        self.variants = self.commands(write_peer(folder / "peer", cells(self.copy)))
+        self.variants = self.commands(write_peer(folder / "peer", code))
         self.prepare()
 
     def commands(self, peer: Path) -> dict[str, tuple[tuple[str | Path, ...], Path]]:
@@ -308,18 +307,22 @@ class Bench:
             )
         return Sample(seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime), stdout
 
-    def rounds(self) -> list[Run]:
-        """Each ratio's two variants back to back, ROUNDS times, taking turns at going first."""
-        runs = []
-        for number, pair, name in schedule():
-            argv, cwd = self.variants[name]
-            run = self.run_unchanged if name.startswith(NOOP) else self.run
-            runs.append(Run(pair, name, sample := run(argv, cwd)[0]))
-            print(
-                f"round {number + 1}/{ROUNDS}  {name:<30} {sample.seconds:7.2f} s  {sample.peak_mib:6.0f} MiB",
-                flush=True,
-            )
-        return runs
+    def rounds(self) -> dict[tuple[str, str], list[Round]]:
+        """Each ratio's two variants back to back, ROUNDS times, taking turns at going first: each pair's rounds."""
+        timed: dict[tuple[str, str], list[Round]] = {pair: [] for pair in PAIRS}
+        for number in range(ROUNDS):
+            for pair, rounds in timed.items():
+                rounds.append({name: self.sample(name, number) for name in (pair if number % 2 == 0 else pair[::-1])})
+        return timed
+
+    def sample(self, name: str, number: int) -> Sample:
+        """The variant `name` run once, in round `number`, and said."""
+        argv, cwd = self.variants[name]
+        sample = (self.run_unchanged if name.startswith(NOOP) else self.run)(argv, cwd)[0]
+        print(
+            f"round {number + 1}/{ROUNDS}  {name:<30} {sample.seconds:7.2f} s  {sample.peak_mib:6.0f} MiB", flush=True
+        )
+        return sample
 
     def run_unchanged(self, argv: tuple[str | Path, ...], cwd: Path) -> tuple[Sample, str]:
         """A no-op `make site`, run: refused if it recorded something, which would time other work."""
@@ -330,51 +333,36 @@ class Bench:
         return ran
 
 
-def schedule() -> list[tuple[int, tuple[str, str], str]]:
-    """(round, pair, variant) in the order they run: each ratio's pair back to back, the pair's order turned each
-    round."""
-    pairs = list(dict.fromkeys((top, bottom) for _, top, bottom, _, _ in RATIOS))
-    return [
-        (number, pair, name)
-        for number in range(ROUNDS)
-        for pair in pairs
-        for name in (pair if number % 2 == 0 else pair[::-1])
-    ]
-
-
-def medians(runs: list[Run]) -> dict[str, dict[str, Any]]:
-    """Each variant's median wall time, CPU time and peak memory, over all its runs."""
+def medians(timed: dict[tuple[str, str], list[Round]]) -> dict[str, dict[str, Any]]:
+    """Each variant's median wall time, CPU time and peak memory, over all its runs (beside each of its partners)."""
     samples: dict[str, list[Sample]] = {}
-    for run in runs:
-        samples.setdefault(run.variant, []).append(run.sample)
+    for both in itertools.chain.from_iterable(timed.values()):
+        for name, sample in both.items():
+            samples.setdefault(name, []).append(sample)
     return {
         name: {
-            "seconds": round(statistics.median(s.seconds for s in found), 3),
-            "cpu_seconds": round(statistics.median(s.cpu_seconds for s in found), 3),
-            "peak_mib": round(statistics.median(s.peak_mib for s in found), 1),
-            "runs": len(found),
+            "seconds": round(statistics.median(s.seconds for s in variant), 3),
+            "cpu_seconds": round(statistics.median(s.cpu_seconds for s in variant), 3),
+            "peak_mib": round(statistics.median(s.peak_mib for s in variant), 1),
+            "runs": len(variant),
         }
-        for name, found in samples.items()
+        for name, variant in samples.items()
     }
 
 
-def ratios(runs: list[Run]) -> list[dict[str, Any]]:
+def ratios(timed: dict[tuple[str, str], list[Round]]) -> list[dict[str, Any]]:
     """Each ratio of RATIOS: the median of its rounds' ratios, each of two runs made back to back, and whether it
     meets its goal."""
-    found = []
+    measured = []
     for name, top, bottom, measure, goal in RATIOS:
-        paired = [run for run in runs if run.pair == (top, bottom)]
-        above = [run.sample for run in paired if run.variant == top]
-        below = [run.sample for run in paired if run.variant == bottom]
         rounds = [
-            round(getattr(first, measure) / getattr(second, measure), 3)
-            for first, second in zip(above, below, strict=True)
+            round(getattr(both[top], measure) / getattr(both[bottom], measure), 3) for both in timed[(top, bottom)]
         ]
         value = round(statistics.median(rounds), 3)
-        found.append(
+        measured.append(
             {"name": name, "value": value, "goal": goal, "met": goal is None or value <= goal, "rounds": rounds}
         )
-    return found
+    return measured
 
 
 def verdict(ratio: dict[str, Any]) -> str:
@@ -383,11 +371,11 @@ def verdict(ratio: dict[str, Any]) -> str:
     return f"goal <= {ratio['goal']}: {'met' if ratio['met'] else 'GOAL MISSED'}"
 
 
-def report(runs: list[Run]) -> str:
+def report(timed: dict[tuple[str, str], list[Round]]) -> str:
     """Write the medians and the ratios against their goals to bench/results.json; the same as a table."""
-    table, found = medians(runs), ratios(runs)
-    RESULTS.write_text(json.dumps({"ratios": found, "medians": table}, indent=2) + "\n", encoding="utf-8")
-    width = max(len(ratio["name"]) for ratio in found)
+    table, measured = medians(timed), ratios(timed)
+    RESULTS.write_text(json.dumps({"ratios": measured, "medians": table}, indent=2) + "\n", encoding="utf-8")
+    width = max(len(ratio["name"]) for ratio in measured)
     lines = [
         f"{name:<{width}}  median {row['seconds']:6.2f} s, CPU {row['cpu_seconds']:6.2f} s, "
         f"peak {row['peak_mib']:5.0f} MiB ({row['runs']} runs)"
@@ -396,7 +384,7 @@ def report(runs: list[Run]) -> str:
     lines += ["", "ratios, each the median of its rounds' (in brackets, their range):"] + [
         f"{r['name']:<{width}}  {r['value']:.3f}, {verdict(r)} "
         f"(rounds {min(r['rounds']):.2f} to {max(r['rounds']):.2f})"
-        for r in found
+        for r in measured
     ]
     return "\n".join(lines)
 
@@ -411,11 +399,11 @@ def main(argv: list[str]) -> int:
             return 0
         with tempfile.TemporaryDirectory(prefix="gpt2-bench-") as folder:
             print(f"preparing {folder}: a full-size stand-in GPT-2, copies of the project, the peer's site", flush=True)
-            runs = Bench(Path(folder)).rounds()
+            timed = Bench(Path(folder)).rounds()
     except RecorderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(f"\n{report(runs)}\n\nwrote {RESULTS.relative_to(PROJECT)}")
+    print(f"\n{report(timed)}\n\nwrote {RESULTS.relative_to(PROJECT)}")
     return 0
 
 

@@ -35,19 +35,27 @@ def main(argv: list[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m recorder", description=__doc__)
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: here)")
+    # The options several commands share, each defined once.
+    timeout, summary = argparse.ArgumentParser(add_help=False), argparse.ArgumentParser(add_help=False)
+    timeout.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
+    summary.add_argument(
+        "--summary",
+        type=Path,
+        default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
+        help="also append the report to this file (default: $GITHUB_STEP_SUMMARY)",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     for name, about in (
         ("record", "re-run stale snippets and record their outputs"),
         ("site", "record what is stale, then build the site with `mkdocs build --strict`"),
     ):
-        run = commands.add_parser(name, help=about)
+        run = commands.add_parser(name, help=about, parents=[timeout])
         run.add_argument("--force", action="store_true", help="re-run every snippet")
         run.add_argument(
             "--published",
             action="store_true",
             help="attach the article's published outputs for model snippets (offline)",
         )
-        run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
     commands.add_parser("check", help="list what keeps the site from being built, as every build judges it")
     compare = commands.add_parser("diff", help="what changed in the recorded outputs since a git ref, as Markdown")
     compare.add_argument(
@@ -55,33 +63,26 @@ def _parser() -> argparse.ArgumentParser:
         nargs="?",
         help=f"a git ref (default: the merge base with {diff.UPSTREAM} when that ref exists, else HEAD)",
     )
-    catch_up = commands.add_parser("pr-record", help="record what is stale and report it; fails if anything was")
-    catch_up.add_argument(
-        "--summary",
-        type=Path,
-        default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
-        help="also append the report to this file (default: $GITHUB_STEP_SUMMARY)",
+    commands.add_parser(
+        "pr-record", help="record what is stale and report it; fails if anything was", parents=[summary]
     )
     compat = commands.add_parser(
-        "compat", help="check the rows of compat/results.json not yet checked with several transformers releases"
+        "compat",
+        help="check the rows of compat/results.json not yet checked with several transformers releases",
+        parents=[timeout],
     )
     compat.add_argument("--force", action="store_true", help="check every row again, not only those not yet checked")
-    pr_check = commands.add_parser(
-        "pr-compat", help="check the rows of compat/results.json not yet checked and report it; fails if there were"
-    )
-    for command in (compat, pr_check):
-        command.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
-    pr_check.add_argument(
-        "--summary",
-        type=Path,
-        default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
-        help="also append the report to this file (default: $GITHUB_STEP_SUMMARY)",
+    commands.add_parser(
+        "pr-compat",
+        help="check the rows of compat/results.json not yet checked and report it; fails if there were",
+        parents=[timeout, summary],
     )
     serve = commands.add_parser(
-        "serve", help="live preview: record what each edit makes stale, rebuild and reload (MkDocs)"
+        "serve",
+        help="live preview: record what each edit makes stale, rebuild and reload (MkDocs)",
+        parents=[timeout],
     )
     serve.add_argument("--dev-addr", default="127.0.0.1:8000", help="IP:PORT to serve on (default: 127.0.0.1:8000)")
-    serve.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
     commands.add_parser(
         "tokenizer",
         help="put GPT-2's pinned tokenizer files in the Hugging Face cache, to run Part 1's snippets by hand offline",
@@ -141,16 +142,16 @@ def _tokenizer(report: Report) -> None:
 
 def _check(root: Path) -> int:
     """Print what keeps the site from being built, then the notices; fails only on the former."""
-    found = state.current(Project.load(root))
-    for problem in found.problems:
+    current = state.current(Project.load(root))
+    for problem in current.problems:
         print(problem, file=sys.stderr)
     # Said, but not a failure (nor does it fail the build): the page shows a stale row of the
     # version table as "not yet checked", never with an old verdict, so the site stays true;
     # and `make compat` installs several transformers releases, too much to demand before
     # every deploy (publish.yml runs this check) or every build.
-    for notice in found.notices:
+    for notice in current.notices:
         print(f"notice: {notice}", file=sys.stderr)
-    return 1 if found.problems else 0
+    return 1 if current.problems else 0
 
 
 def build_site(root: Path) -> None:

@@ -16,13 +16,14 @@ from bench.run import (
     MAKE,
     MARKER,
     NOOP,
+    PAIRS,
     PLAIN_CONFIG,
     RATIOS,
+    ROUNDS,
     ZENSICAL,
-    Run,
+    Bench,
     Sample,
     ratios,
-    schedule,
     write_plain_config,
     write_plain_pages,
 )
@@ -103,20 +104,25 @@ def test_the_plain_reference_shows_what_the_site_shows(run, project: Path, built
         assert shown == _article_text(built_site / page), page
 
 
-def test_each_ratio_divides_runs_made_back_to_back() -> None:
-    """A variant in several ratios (the no-op `make site`) runs once beside each partner: each ratio reads the run
-    made beside its own partner, never one made for another ratio."""
-    runs = [
-        Run(pair, name, Sample(seconds=float(number + 1), peak_mib=1.0, cpu_seconds=1.0))
-        for number, pair, name in schedule()
-    ]
-    # Within its pair, a variant's run is the partner's, give or take one step of the schedule.
-    beside = {run.pair: [] for run in runs}
-    for first, second in zip(runs[::2], runs[1::2], strict=True):
-        assert first.pair == second.pair
-        beside[first.pair].append({first.variant: first.sample.seconds, second.variant: second.sample.seconds})
-    by_name = {found["name"]: found["rounds"] for found in ratios(runs)}
-    for name, top, bottom, _, _ in RATIOS:
-        expected = [round(pair[top] / pair[bottom], 3) for pair in beside[(top, bottom)]]
-        assert by_name[name] == expected, name
+def test_each_ratio_divides_runs_made_back_to_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each round runs each ratio's two variants back to back, turning which goes first. A variant in several ratios
+    (the no-op `make site`) runs once beside each partner: each ratio divides the runs made beside its own."""
+    ran: list[str] = []
+
+    def sample(bench: Bench, name: str, number: int) -> Sample:
+        ran.append(name)
+        return Sample(seconds=float(len(ran)), peak_mib=len(ran) ** 2, cpu_seconds=1.0)
+
+    monkeypatch.setattr(Bench, "sample", sample)
+    timed = Bench.rounds(object.__new__(Bench))
+
+    turns = [pair if number % 2 == 0 else pair[::-1] for number in range(ROUNDS) for pair in PAIRS]
+    assert ran == [name for turn in turns for name in turn]
+    by_name = {ratio["name"]: ratio["rounds"] for ratio in ratios(timed)}
+    for name, top, bottom, measure, _ in RATIOS:
+        rounds = timed[(top, bottom)]
+        assert all(abs(both[top].seconds - both[bottom].seconds) == 1 for both in rounds), name
+        assert by_name[name] == [
+            round(getattr(both[top], measure) / getattr(both[bottom], measure), 3) for both in rounds
+        ]
     assert any(top == ZENSICAL and bottom == NOOP for _, top, bottom, _, _ in RATIOS)

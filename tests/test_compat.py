@@ -350,7 +350,7 @@ def test_a_snippet_changed_since_the_table_was_made_is_not_yet_checked(checked, 
 def rerecorded(root: Path, name: str, source: str) -> None:
     """`snippets/NAME.py` rewritten as `source`, printing what it printed, and recorded again, as `make record` does."""
     (root / "snippets" / f"{name}.py").write_text(source, encoding="utf-8")
-    current = step.Recording(Project.load(root), discover(root), manifest.read(root))
+    current = step.Session(Project.load(root), discover(root), manifest.read(root))
     output = (root / "outputs" / f"{name}.txt").read_bytes()
     snippet = current.snippets[name]
     step.save(root, current, {name: (output, step.new_record(root, snippet, output, snippet.runs_on, 0.0))})

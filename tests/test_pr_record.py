@@ -18,7 +18,7 @@ from recorder.project.config import Project
 from recorder.project.manifest import Origin
 from recorder.project.snippets import discover
 from recorder.record import hub
-from recorder.record.step import Recording, new_record, save
+from recorder.record.step import Session, new_record, save
 from recorder.tools import pr_record
 from support import ROOT, append
 
@@ -46,7 +46,7 @@ class FakeRecord:
         self.calls.append(root)
         if self.error is not None:
             raise self.error
-        current = Recording(Project.load(root), discover(root), manifest.read(root))
+        current = Session(Project.load(root), discover(root), manifest.read(root))
         output = (root / ROW_LOOKUP).read_text().replace(OLD_ROW, NEW_ROW).encode()
         save(root, current, {NAME: (output, new_record(root, current.snippets[NAME], output, Origin.NO_MODEL, 0.1))})
 

@@ -13,6 +13,7 @@ alone, matched over every code point but the surrogates, which no Python text gi
 from __future__ import annotations
 
 import re
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,14 +56,17 @@ def block(classes: dict[str, list[tuple[int, int]]]) -> str:
     """The script's lines between the markers: each class a template string of hex runs, `first-last`, wrapped."""
     lines = ["const TOKENIZER_CLASSES = {"]
     for name, runs in classes.items():
-        words = [f"{first:x}" if first == last else f"{first:x}-{last:x}" for first, last in runs]
-        line = f"  {name}: `"
-        for word in words:
-            if len(line) + len(word) + 2 > LINE:
-                lines.append(line.rstrip())
-                line = "    "
-            line += word + " "
-        lines.append(line.rstrip() + "`,")
+        words = " ".join(f"{first:x}" if first == last else f"{first:x}-{last:x}" for first, last in runs)
+        # Two characters short of the longest line: the last one ends the string with "`,".
+        wrapped = textwrap.wrap(
+            words,
+            LINE - 2,
+            initial_indent=f"  {name}: `",
+            subsequent_indent="    ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        lines += [*wrapped[:-1], f"{wrapped[-1]}`,"]
     return "\n".join([*lines, "};", ""])
 
 
@@ -77,10 +81,10 @@ def parsed(written: str) -> dict[str, list[tuple[int, int]]]:
 
 def written_block(script: str) -> str:
     """The lines between the script's markers."""
-    found = re.search(f"^{re.escape(START)}\n(.*?)^{re.escape(END)}$", script, re.M | re.S)
-    if not found:
+    between = re.search(f"^{re.escape(START)}\n(.*?)^{re.escape(END)}$", script, re.M | re.S)
+    if not between:
         raise SystemExit(f"{SCRIPT.relative_to(ROOT)} has no lines {START!r} and {END!r}")
-    return found[1]
+    return between[1]
 
 
 def main() -> None:

@@ -14,7 +14,9 @@ import tempfile
 from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
+from itertools import zip_longest
 from pathlib import Path
+from typing import Any
 
 from recorder.project import gpt2
 from recorder.project.config import PUBLISHED_DIR, Project
@@ -42,6 +44,19 @@ def lines_depending_on_weights(texts: list[str]) -> set[int]:
     return {number for number, lines in enumerate(rows, 1) if len(set(lines)) > 1}
 
 
+def differing_lines(recorded: str, printed: str, weight_dependent: set[int]) -> list[dict[str, Any]]:
+    """The lines (from 1) that `printed` does not print as `recorded` does: by form where they depend on weight values
+    (`weight_dependent`), else exactly. A line that only one of them has differs."""
+    lines = []
+    for number, (want, have) in enumerate(zip_longest(recorded.splitlines(), printed.splitlines()), 1):
+        by_form = number in weight_dependent
+        if want is None or have is None or (form(want) != form(have) if by_form else want != have):
+            lines.append(
+                {"line": number, "recorded": want, "printed": have, "compared": "by form" if by_form else "exactly"}
+            )
+    return lines
+
+
 def check(name: str, expected_text: str, trials: list[str], *, label: str) -> tuple[int, int]:
     """How many lines of an expected output (`label` names its file) equal the runs against stand-ins, and how many
     depend on weights but have the same form."""
@@ -52,19 +67,16 @@ def check(name: str, expected_text: str, trials: list[str], *, label: str) -> tu
             f"{len(runs[0])}. Make the snippet print what {label} shows."
         )
     depends = lines_depending_on_weights(trials)
-    for number, (line, printed) in enumerate(zip(expected, runs[0], strict=True), 1):
-        if number not in depends and line != printed:
-            raise RecorderError(
-                f"{label} line {number} is {line!r}, but snippets/{name}.py prints {printed!r}, "
-                "and that line does not depend on weight values. "
-                f"Fix the snippet (or {label}, if it was copied wrongly)."
-            )
-        if form(line) != form(printed):
-            raise RecorderError(
-                f"{label} line {number} is {line!r}, which does not have the form of what "
-                f"snippets/{name}.py prints ({printed!r}). "
-                f"Make the snippet format its numbers as {label} does."
-            )
+    if differing := differing_lines(expected_text, trials[0], depends):
+        first = differing[0]
+        line, printed = f"{label} line {first['line']} is {first['recorded']!r}", first["printed"]
+        raise RecorderError(
+            f"{line}, but snippets/{name}.py prints {printed!r}, and that line does not depend on weight values. "
+            f"Fix the snippet (or {label}, if it was copied wrongly)."
+            if first["compared"] == "exactly"
+            else f"{line}, which does not have the form of what snippets/{name}.py prints ({printed!r}). "
+            f"Make the snippet format its numbers as {label} does."
+        )
     return len(expected) - len(depends), len(depends)
 
 
@@ -193,9 +205,9 @@ def compare(root: Path, runs: list[Run], records: dict[str, Record], report: Rep
 
 def offline_hint(root: Path, targets: list[Snippet]) -> str:
     """What to do instead when GPT-2 is out of reach, for those of `targets` the article published."""
-    if published := [s.name for s in targets if (root / PUBLISHED_DIR / f"{s.name}.txt").exists()]:
+    if in_article := [s.name for s in targets if (root / PUBLISHED_DIR / f"{s.name}.txt").exists()]:
         return (
-            f"\nOr, to attach the article's published outputs for {', '.join(published)} "
+            f"\nOr, to attach the article's published outputs for {', '.join(in_article)} "
             "after checking them against stand-in checkpoints: `make record PUBLISHED=1`."
         )
     return ""

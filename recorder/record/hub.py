@@ -3,6 +3,7 @@ The hub library is imported only once `configure` has run, since it reads HF_HUB
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -67,13 +68,10 @@ def hub_reachable() -> bool:
     if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}:
         return False
     url = urlparse(_endpoint())
-    try:
-        socket.create_connection(
-            (url.hostname, url.port or (443 if url.scheme == "https" else 80)), timeout=PROBE_SECONDS
-        ).close()
-    except OSError:
-        return False
-    return True
+    address = (url.hostname, url.port or (443 if url.scheme == "https" else 80))
+    with contextlib.suppress(OSError), socket.create_connection(address, timeout=PROBE_SECONDS):
+        return True
+    return False
 
 
 def _endpoint() -> str:
@@ -171,9 +169,9 @@ def _hub_links(error: BaseException) -> list[BaseException]:
 
 def _cause(error: BaseException) -> str:
     """`error` (in a snippet's library's own words, say), as the hub's libraries saw it, and what lay under it."""
-    found = _hub_links(error) or [error]
+    links = _hub_links(error) or [error]
     parts: list[str] = []
-    for link in (error, found[0], found[-1]):
+    for link in (error, links[0], links[-1]):
         if not any(_one_line(link, kind=False) in part for part in parts):
             parts.append(_one_line(link))
     return ", caused by ".join(parts)
@@ -280,25 +278,19 @@ def cache_tokenizer() -> Path:
 def digests(snapshot: Path, names: tuple[str, ...] | None = None, *, pinned: bool) -> dict[str, str]:
     """The sha256 of `names` in `snapshot`, or of its every file. With `pinned`, one unlike GPT-2's at the pinned
     revision is refused: each of `names`, or of every file (what a loaded model came with) the weights."""
-    found = {
+    hashes = {
         name: sha256_file(snapshot / name)
         for name in names or sorted(os.listdir(snapshot))
         if (snapshot / name).is_file()
     }
     for name in (names or (WEIGHTS_FILE,)) if pinned else ():
-        if name in found:
-            _refuse_unpinned(snapshot / name, found[name])
-    return found
-
-
-def _refuse_unpinned(path: Path, digest: str) -> None:
-    """Refuse a file of GPT-2 whose sha256 is not the pinned revision's."""
-    weights = path.name == WEIGHTS_FILE
-    expected = WEIGHTS_SHA256 if weights else FILE_SHA256[path.name]
-    if digest != expected:
-        what = "the pinned GPT-2 weights" if weights else f"that of GPT-2's {path.name} at the pinned revision"
-        raise RecorderError(
-            f"{path} has sha256 {digest}, not {what} ({expected}). A test checkpoint's {path.name} "
-            f"or a damaged download is never recorded. Delete {path.parent.parent.parent} and run "
-            "`make record` with network access."
-        )
+        weights = name == WEIGHTS_FILE
+        expected = WEIGHTS_SHA256 if weights else FILE_SHA256[name]
+        if hashes.get(name, expected) != expected:
+            what = "the pinned GPT-2 weights" if weights else f"that of GPT-2's {name} at the pinned revision"
+            raise RecorderError(
+                f"{snapshot / name} has sha256 {hashes[name]}, not {what} ({expected}). A test checkpoint's {name} "
+                f"or a damaged download is never recorded. Delete {snapshot.parent.parent} and run "
+                "`make record` with network access."
+            )
+    return hashes

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from recorder.project import manifest
 from recorder.project.config import SNIPPETS_DIR, Project
-from recorder.project.gpt2 import MODEL_ID, REVISION, TOKENIZER_FILES
+from recorder.project.gpt2 import MODEL_ID, REVISION, TOKENIZER_FILES, short
 from recorder.project.manifest import OUTPUTS_DIR, Article, Model, Origin, Record, output_path
 from recorder.project.provenance import counted
 from recorder.project.snippets import Snippet, discover, sha256_bytes, source_hashes, versions_for
@@ -20,6 +20,7 @@ from recorder.record import article, hub, notebook, store
 from recorder.record.runner import Report, Run, quiet_libraries, run_all, snippet_modules
 
 DEFAULT_TIMEOUT = 300.0
+Files = dict[str, str]  # the sha256 of each file of GPT-2 read, by file name
 
 
 def now() -> str:
@@ -27,8 +28,8 @@ def now() -> str:
 
 
 @dataclass
-class Recording:
-    """What one record run reads once, under the lock; `save` keeps `records` as written."""
+class Session:
+    """What one run of the record step reads once, under the lock; `save` keeps `records` as written."""
 
     project: Project
     snippets: dict[str, Snippet]
@@ -36,24 +37,34 @@ class Recording:
 
 
 @contextmanager
-def recording(root: Path, report: Report) -> Iterator[Recording]:
+def session(root: Path, report: Report) -> Iterator[Session]:
     """Hold the record lock with any interrupted run finished, and yield the snippets and manifest; then
     bring the companion notebooks up to date before letting go, so they never lag behind the outputs."""
     with store.exclusive(root):
         store.recover(root)
-        current = Recording(Project.load(root), discover(root), manifest.read(root))
+        current = Session(Project.load(root), discover(root), manifest.read(root))
         yield current
-        lagging = {finding.snippet for finding in stale_outputs(current.project, current.snippets, current.records)}
-        notebook.update(current.project, report, current.records, lagging - {None})  # written from what was stored
+        notebook.update(current.project, report, current.records, _lagging(current) - {None})  # from what was stored
 
 
-def stale(root: Path, current: Recording, *, force: bool) -> list[Snippet]:
-    flagged = {finding.snippet for finding in stale_outputs(current.project, current.snippets, current.records)}
-    return [snippet for name, snippet in current.snippets.items() if force or name in flagged]
+def _lagging(current: Session) -> set[str | None]:
+    """The names of the snippets whose outputs lag behind (None where a finding names no snippet)."""
+    return {finding.snippet for finding in stale_outputs(current.project, current.snippets, current.records)}
+
+
+def stale(current: Session, *, force: bool) -> list[Snippet]:
+    lagging = _lagging(current)
+    return [snippet for name, snippet in current.snippets.items() if force or name in lagging]
 
 
 def new_record(
-    root: Path, snippet: Snippet, output: bytes, origin: Origin, seconds: float, article: Article | None = None
+    root: Path,
+    snippet: Snippet,
+    output: bytes,
+    origin: Origin,
+    seconds: float,
+    article: Article | None = None,
+    model: Model | None = None,
 ) -> Record:
     """The record of `output`, which `snippet` printed (or the article published for it) just now."""
     return Record(
@@ -62,7 +73,7 @@ def new_record(
         output_sha256=sha256_bytes(output),
         sources=source_hashes(snippet, root),
         origin=origin,
-        model=None,
+        model=model,
         versions={"python": platform.python_version(), **versions_for(snippet)},
         recorded_at=now(),
         seconds=round(seconds, 3),
@@ -70,7 +81,7 @@ def new_record(
     )
 
 
-def save(root: Path, current: Recording, fresh: dict[str, tuple[bytes, Record]]) -> int:
+def save(root: Path, current: Session, fresh: dict[str, tuple[bytes, Record]]) -> int:
     """Write the new outputs and the manifest in one transaction; drop those of deleted snippets. An output whose
     bytes and record are those already recorded, but for when it ran, is left as it was, so that an unchanged run
     changes no byte of the manifest. Returns how many outputs changed."""
@@ -85,13 +96,13 @@ def save(root: Path, current: Recording, fresh: dict[str, tuple[bytes, Record]])
     return len(changed)
 
 
-def _removed(root: Path, current: Recording) -> list[str]:
+def _removed(root: Path, current: Session) -> list[str]:
     """The files of outputs/ a record run deletes: those of deleted snippets, and those no snippet owns."""
     gone = [f"{name}.txt" for name in sorted(set(current.records) - set(current.snippets))]
     return gone + [path.relative_to(root / OUTPUTS_DIR).as_posix() for path in orphans(root, current.snippets)]
 
 
-def _already_recorded(root: Path, name: str, current: Recording, output: bytes, new: Record) -> bool:
+def _already_recorded(root: Path, name: str, current: Session, output: bytes, new: Record) -> bool:
     """Whether `output`, with its record `new`, is what outputs/ holds for `name` already, but for when it ran."""
     path, old = output_path(root, name), current.records.get(name)
     if old is None or not path.is_file() or path.read_bytes() != output:
@@ -116,18 +127,20 @@ def record(
     With `pinned_files=False` the files of GPT-2 loaded are hashed but not compared with the pinned sha256:
     only the benchmark does that, to record its stand-in into a throwaway copy of the project.
     """
-    with recording(root, report) as current:
-        targets = _targets(root, current, force=force)
-        if _up_to_date(root, current, targets):
+    with session(root, report) as current:
+        targets = _targets(current, force=force)
+        # Nothing to run, and no output of a deleted snippet left to drop.
+        if not targets and set(current.records) <= set(current.snippets) and not orphans(root, current.snippets):
             report(f"{OUTPUTS_DIR}/ is up to date ({len(current.snippets)} snippets).")
             return 0
         quiet_libraries()
         runnable = _reachable(targets, report)
         tokenizer = _prepare_tokenizer(runnable, pinned_files=pinned_files)
         runs = run_all(root, runnable, timeout=timeout, report=report)
-        files = _loaded_files(root, runs, tokenizer, pinned_files=pinned_files)
+        tokenizer_files, weight_files = _loaded_files(root, runs, tokenizer, pinned_files=pinned_files)
         article.compare(root, runs, current.records, report)
-        changed = save(root, current, {run.snippet.name: (run.stdout, _executed(root, run, files)) for run in runs})
+        fresh = {run.snippet.name: (run.stdout, _executed(root, run, tokenizer_files, weight_files)) for run in runs}
+        changed = save(root, current, fresh)
         report(
             f"recorded {len(runs)} of {len(current.snippets)} snippets into {OUTPUTS_DIR}/{_unchanged(runs, changed)}"
         )
@@ -141,15 +154,10 @@ def _unchanged(runs: list[object], changed: int) -> str:
     return f" ({same} of them as recorded already: records left as they were)" if same else ""
 
 
-def _targets(root: Path, current: Recording, *, force: bool) -> list[Snippet]:
-    """The stale snippets, then those recorded from the article's published outputs, re-run when GPT-2 is in reach."""
-    targets = stale(root, current, force=force)
+def _targets(current: Session, *, force: bool) -> list[Snippet]:
+    """The stale snippets, then those recorded from the article's outputs, re-run when GPT-2 is in reach."""
+    targets = stale(current, force=force)
     return targets + [s for s in article.to_confirm(current.snippets, current.records) if s not in targets]
-
-
-def _up_to_date(root: Path, current: Recording, targets: list[Snippet]) -> bool:
-    """Nothing to run, and no output of a deleted snippet left to drop."""
-    return not targets and set(current.records) <= set(current.snippets) and not orphans(root, current.snippets)
 
 
 def _reachable(targets: list[Snippet], report: Report) -> list[Snippet]:
@@ -159,19 +167,17 @@ def _reachable(targets: list[Snippet], report: Report) -> list[Snippet]:
     if runs_on <= {Origin.NO_MODEL}:
         return targets
     online, weights = hub.configure(), Origin.WEIGHTS in runs_on
-    report(f"{_what(weights)} {MODEL_ID}@{REVISION[:7]}: {_where(online)}")
+    report(_reached(online, weights))
     if online and weights:  # a failed download stops here, before any snippet runs
         hub.fetch_pinned(report)
     in_reach = online or hub.weights_cached()
     return [snippet for snippet in targets if in_reach or snippet.runs_on is not Origin.WEIGHTS]
 
 
-def _what(weights: bool) -> str:
-    return "GPT-2" if weights else "GPT-2's tokenizer"
-
-
-def _where(online: bool) -> str:
-    return "hub reachable" if online else "offline, from the local cache"
+def _reached(online: bool, weights: bool) -> str:
+    """What of GPT-2 the run reads, and where from."""
+    what = "GPT-2" if weights else "GPT-2's tokenizer"
+    return f"{what} {MODEL_ID}@{short()}: {'hub reachable' if online else 'offline, from the local cache'}"
 
 
 def _prepare_tokenizer(targets: list[Snippet], *, pinned_files: bool) -> Path | None:
@@ -186,10 +192,10 @@ def _prepare_tokenizer(targets: list[Snippet], *, pinned_files: bool) -> Path | 
     return tokenizer
 
 
-def _out_of_reach(root: Path, current: Recording, left: list[Snippet], report: Report) -> None:
+def _out_of_reach(root: Path, current: Session, left: list[Snippet], report: Report) -> None:
     """Say which snippets needing GPT-2's weights kept their recorded outputs; fail naming those that lag behind, once
     what could be recorded is written, notebooks included."""
-    lagging = {snippet.name for snippet in stale(root, current, force=False)}
+    lagging = _lagging(current)
     if kept := [snippet.relative(root) for snippet in left if snippet.name not in lagging]:
         report(
             f"kept the recorded outputs of {', '.join(kept)}: they need GPT-2's weights, which are out of reach "
@@ -202,49 +208,39 @@ def _out_of_reach(root: Path, current: Recording, left: list[Snippet], report: R
         )
 
 
-def _loaded_files(
-    root: Path, runs: list[Run], tokenizer: Path | None, *, pinned_files: bool
-) -> tuple[dict[str, str], dict[str, str]]:
-    """The sha256 of the tokenizer's files and of the weights' files that the runs read, each by file name."""
+def _loaded_files(root: Path, runs: list[Run], tokenizer: Path | None, *, pinned_files: bool) -> tuple[Files, Files]:
+    """The sha256 of the tokenizer's files and of the weights' files that the runs read."""
     tokenizer_files = hub.digests(tokenizer, TOKENIZER_FILES, pinned=pinned_files) if tokenizer is not None else {}
-    weight_files: dict[str, str] = {}
-    if any(run.snippet.runs_on is Origin.WEIGHTS for run in runs):
-        imported = [vars(module) for module in snippet_modules(root / SNIPPETS_DIR).values()]
-        # The weight snippets' models only (runner.Run): one built from GPT-2's configuration has no revision.
-        snapshot = hub.loaded_snapshot([*(run.namespace for run in runs), *imported])
-        weight_files = hub.digests(snapshot, pinned=pinned_files)
-    return tokenizer_files, weight_files
+    if not any(run.snippet.runs_on is Origin.WEIGHTS for run in runs):
+        return tokenizer_files, {}
+    imported = [vars(module) for module in snippet_modules(root / SNIPPETS_DIR).values()]
+    # The weight snippets' models only (runner.Run): one built from GPT-2's configuration has no revision.
+    snapshot = hub.loaded_snapshot([*(run.namespace for run in runs), *imported])
+    return tokenizer_files, hub.digests(snapshot, pinned=pinned_files)
 
 
-def _model(snippet: Snippet, files: tuple[dict[str, str], dict[str, str]]) -> Model | None:
-    """What of GPT-2 a run's snippet ran on, and the sha256 of the files it read (a model built from GPT-2's
-    configuration reads none of its own; the snippet may read the tokenizer's)."""
-    if snippet.runs_on is Origin.NO_MODEL:
-        return None
-    tokenizer_files, weight_files = files
-    read = weight_files if snippet.runs_on is Origin.WEIGHTS else tokenizer_files
-    if snippet.runs_on is Origin.CONFIGURATION and not snippet.reads_tokenizer:
+def _executed(root: Path, run: Run, tokenizer_files: Files, weight_files: Files) -> Record:
+    """The record of a snippet this run executed, with what of GPT-2 it ran on and the sha256 of the files it read
+    (a model built from GPT-2's configuration reads none of its own; the snippet may read the tokenizer's)."""
+    runs_on = run.snippet.runs_on
+    read = weight_files if runs_on is Origin.WEIGHTS else tokenizer_files
+    if runs_on is Origin.CONFIGURATION and not run.snippet.reads_tokenizer:
         read = {}
-    return Model(MODEL_ID, REVISION, read)
+    model = None if runs_on is Origin.NO_MODEL else Model(MODEL_ID, REVISION, read)
+    return new_record(root, run.snippet, run.stdout, runs_on, run.seconds, model=model)
 
 
-def _executed(root: Path, run: Run, files: tuple[dict[str, str], dict[str, str]]) -> Record:
-    """The record of a snippet this run executed."""
-    executed = new_record(root, run.snippet, run.stdout, run.snippet.runs_on, run.seconds)
-    return replace(executed, model=_model(run.snippet, files))
-
-
-def _published(root: Path, snippet: Snippet, output: bytes, article: Article) -> Record:
+def _from_article(root: Path, snippet: Snippet, output: bytes, taken: Article) -> Record:
     """The record of an output taken from the article, which names the model the snippet pins and loads none of it."""
-    origin = Origin.ARTICLE_PROSE if article.prose else Origin.ARTICLE_PRINTED
-    return replace(new_record(root, snippet, output, origin, 0.0, article), model=Model(MODEL_ID, REVISION, {}))
+    origin = Origin.ARTICLE_PROSE if taken.prose else Origin.ARTICLE_PRINTED
+    return new_record(root, snippet, output, origin, 0.0, taken, Model(MODEL_ID, REVISION, {}))
 
 
 def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
     """`make record PUBLISHED=1`: record the article's outputs for the stale model snippets (every one, with `force`),
     saying which stale snippets it leaves to `make record`. Returns how many outputs changed."""
-    with recording(root, report) as current:
-        targets = stale(root, current, force=force)
+    with session(root, report) as current:
+        targets = stale(current, force=force)
         if skipped := [snippet.relative(root) for snippet in targets if snippet.runs_on is not Origin.WEIGHTS]:
             report(
                 f"left {counted(len(skipped), 'snippet')} as recorded, which need no GPT-2 weights and whose outputs "
@@ -254,13 +250,10 @@ def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
             report("every model snippet's output is up to date; nothing to attach.")
             return 0
         attached = article.attach(root, targets, timeout=timeout, report=report)
-        changed = save(
-            root,
-            current,
-            {
-                name: (output, _published(root, current.snippets[name], output, found))
-                for name, (output, found) in attached.items()
-            },
-        )
+        fresh = {
+            name: (output, _from_article(root, current.snippets[name], output, taken))
+            for name, (output, taken) in attached.items()
+        }
+        changed = save(root, current, fresh)
         report(f"attached {counted(len(attached), 'published output')}{_unchanged(list(attached), changed)}")
         return changed

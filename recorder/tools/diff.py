@@ -13,7 +13,7 @@ from typing import NamedTuple
 from recorder.project import manifest
 from recorder.project.errors import RecorderError
 from recorder.project.manifest import MANIFEST_NAME, OUTPUTS_DIR, Record, output_path
-from recorder.project.provenance import backticks, emphasis, on_what, who
+from recorder.project.provenance import backticks, counted, emphasis, on_what, who
 
 UPSTREAM = "origin/main"
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
@@ -43,12 +43,12 @@ def at_ref(root: Path, ref: str) -> Outputs:
     """The outputs committed at `ref`; none when it has no manifest."""
 
     def read(path: str) -> bytes | None:
-        found = _git(root, "cat-file", "blob", f"{ref}:./{OUTPUTS_DIR}/{path}")
-        return found.stdout if found.returncode == 0 else None
+        blob = _git(root, "cat-file", "blob", f"{ref}:./{OUTPUTS_DIR}/{path}")
+        return blob.stdout if blob.returncode == 0 else None
 
-    found = read(MANIFEST_NAME)
+    committed = read(MANIFEST_NAME)
     fix = "Compare with another commit: `python -m recorder diff REF`."
-    records = {} if found is None else manifest.parse(found, f"{ref}:{OUTPUTS_DIR}/{MANIFEST_NAME}", fix)
+    records = {} if committed is None else manifest.parse(committed, f"{ref}:{OUTPUTS_DIR}/{MANIFEST_NAME}", fix)
     return Outputs(
         records,
         {name: text.decode("utf-8", errors="replace") for name in records if (text := read(f"{name}.txt")) is not None},
@@ -57,10 +57,10 @@ def at_ref(root: Path, ref: str) -> Outputs:
 
 def report(root: Path, ref: str | None = None) -> str:
     """The working tree against `ref`; by default against the merge base with origin/main, else HEAD."""
-    found = _git(root, "rev-parse", "--git-dir")
-    if found.returncode != 0:
+    repository = _git(root, "rev-parse", "--git-dir")
+    if repository.returncode != 0:
         raise RecorderError(
-            f"{root} is not a git repository git can read ({found.stderr.decode().strip()}). "
+            f"{root} is not a git repository git can read ({repository.stderr.decode().strip()}). "
             "`python -m recorder diff` compares outputs/ with a commit: run it in a clone of the "
             "project."
         )
@@ -95,8 +95,7 @@ def render(before: Outputs, after: Outputs, label: str, *, before_name: str = "b
     ]
     if not sections:
         return f"No recorded output changed since {label}.\n"
-    count = f"{len(sections)} recorded output{'s' if len(sections) > 1 else ''}"
-    return "\n".join([f"## {count} changed since {label}\n", *sections])
+    return "\n".join([f"## {counted(len(sections), 'recorded output')} changed since {label}\n", *sections])
 
 
 def _section(name: str, before: Outputs, after: Outputs, before_name: str) -> str | None:
@@ -127,8 +126,8 @@ def _figure_change(old: str | None, new: str | None) -> str | None:
 
 
 def _title(text: str | None) -> str:
-    found = _TITLE.search(text or "")
-    return f"“{html.unescape(found.group(1)).strip()}”" if found else "a figure without a <title>"
+    title = _TITLE.search(text or "")
+    return f"“{html.unescape(title.group(1)).strip()}”" if title else "a figure without a <title>"
 
 
 def _unified(old: str | None, new: str | None, old_name: str, new_name: str) -> str:

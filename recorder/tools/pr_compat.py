@@ -10,8 +10,9 @@ from typing import Any
 from recorder.project import staleness
 from recorder.project.compat_table import RESULTS, CompatError, read, unchecked
 from recorder.project.config import Project
+from recorder.project.provenance import counted
 from recorder.project.snippets import discover
-from recorder.tools.pr_record import publish
+from recorder.tools.pr_record import post
 
 # The name under which the pull-request workflow uploads compat/results.json.
 ARTIFACT = "compat-results"
@@ -31,14 +32,14 @@ def run(root: Path, check: Callable[[Path], object], summary: Path | None) -> bo
     summary shows their verdicts."""
     rows = _not_yet_checked(root)
     if not rows:
-        publish(CHECKED, summary)
+        post(CHECKED, summary)
         return True
     if staleness.stale(Project.load(root)):
-        publish(WAITING, summary)
+        post(WAITING, summary)
         return True
-    found = "## Rows of the version table not yet checked\n\n" + "".join(f"- {reason}\n" for reason in rows.values())
+    heading = "## Rows of the version table not yet checked\n\n" + "".join(f"- {reason}\n" for reason in rows.values())
     check(root)
-    publish(f"{found}\n{verdicts(read(root), list(rows))}\n**{INSTRUCTION}**\n", summary)
+    post(f"{heading}\n{verdicts(read(root), list(rows))}\n**{INSTRUCTION}**\n", summary)
     return False
 
 
@@ -63,5 +64,5 @@ def verdicts(table: dict[str, Any], names: list[str]) -> str:
 
 def _cell(result: dict[str, Any]) -> str:
     if result["verdict"] == "differs":
-        return f"differs: {len(result['lines'])} line{'s' if len(result['lines']) != 1 else ''}"
+        return f"differs: {counted(len(result['lines']), 'line')}"
     return str(result["verdict"])

@@ -10,6 +10,7 @@ from pathlib import Path
 from recorder.check import state
 from recorder.project.config import NOTEBOOKS_DIR, Project
 from recorder.project.manifest import OUTPUTS_DIR
+from recorder.project.provenance import counted
 from recorder.tools import diff
 
 # The name under which the pull-request workflow uploads outputs/ and docs/notebooks/.
@@ -26,24 +27,24 @@ def run(root: Path, record_step: Callable[[Path], object], summary: Path | None)
     """Whether the committed outputs were up to date; when not, records them and reports the change."""
     stale = state.current(Project.load(root)).problems  # as every build judges it
     if not stale:
-        publish(UP_TO_DATE, summary)
+        post(UP_TO_DATE, summary)
         return True
-    found = "## Recorded outputs are out of date\n\n" + "".join(f"- {problem}\n" for problem in stale)
+    heading = "## Recorded outputs are out of date\n\n" + "".join(f"- {problem}\n" for problem in stale)
     before, files = diff.in_tree(root), generated_files(root)
     try:
         record_step(root)
     except Exception as error:
-        publish(f"{found}\nRecording them here failed: {error}\n\nInstead, {RECORD_ELSEWHERE}\n", summary)
+        post(f"{heading}\nRecording them here failed: {error}\n\nInstead, {RECORD_ELSEWHERE}\n", summary)
         raise
     changes = diff.render(before, diff.in_tree(root), "the pull request's commit", before_name="committed")
     gone = sorted(files - generated_files(root))
     if gone:  # unzipping the artifact cannot delete a file, so its author must
-        it, s = ("it", "") if len(gone) == 1 else ("them", "s")
         changes += (
-            f"\nRecording deleted {len(gone)} file{s}, which the artifact cannot: delete {it} in your clone "
+            f"\nRecording deleted {counted(len(gone), 'file')}, which the artifact cannot: delete "
+            f"{'it' if len(gone) == 1 else 'them'} in your clone "
             f"too, `git rm {' '.join(gone)}`.\n\n" + "".join(f"- `{path}`\n" for path in gone)
         )
-    publish(f"{found}\n{changes}\n**{INSTRUCTION}**\n", summary)
+    post(f"{heading}\n{changes}\n**{INSTRUCTION}**\n", summary)
     return False
 
 
@@ -60,7 +61,7 @@ def generated_files(root: Path) -> set[str]:
     }
 
 
-def publish(markdown: str, summary: Path | None) -> None:
+def post(markdown: str, summary: Path | None) -> None:
     """Print the Markdown, and append it to the job summary file when there is one."""
     print(markdown, end="", flush=True)
     if summary is not None:

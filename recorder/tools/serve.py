@@ -5,7 +5,7 @@ one succeeds, so an edited snippet left the browser waiting. Here a watcher sees
 (a snippet, a page, a `values.yml`, `mkdocs.yml`, ...), runs the record step where the state says `make record`
 would fix something (in a process of its own, as `make record` runs: the hub's libraries read HF_HUB_OFFLINE once,
 and a snippet cannot break the preview), and only then asks MkDocs' live-reload server for a build. The pages stay
-served while the record step runs. The build renders a state that cannot be published anyway (the extension's
+served while the record step runs. The build renders a state that every other build refuses (the extension's
 `preview` option): every page opens with its problems and what the record step said, which the terminal shows too;
 and a build that fails all the same serves a page saying why, never a request left waiting.
 
@@ -27,7 +27,6 @@ import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
@@ -71,22 +70,22 @@ class Preview:
         state or what the record step said changed since the last."""
         with self.lock:
             try:
-                found = self._recorded(state.current(Project.load(self.config_file.parent, self.config_file)))
+                now = self._recorded(state.current(Project.load(self.config_file.parent, self.config_file)))
             except RecorderError as error:  # the configuration cannot be read: the build says why
-                found, self.note = None, str(error)
-            asked = (found.digest if found else "", self.note)
+                now, self.note = None, str(error)
+            asked = (now.digest if now else "", self.note)
             if asked != self.asked:
                 self.asked = asked
                 self.trigger.write_text(f"{asked}\n", encoding="utf-8")
 
-    def _recorded(self, found: state.State) -> state.State:
+    def _recorded(self, now: state.State) -> state.State:
         """The state once the record step ran on it, where it has something to record."""
-        if not found.recordable:
+        if not now.recordable:
             self.note = ""
-            return found
-        if found.digest == self.tried:
-            return found
-        self.tried = found.digest
+            return now
+        if now.digest == self.tried:
+            return now
+        self.tried = now.digest
         log.info("Recording what the change made stale")
         command = [sys.executable, "-m", "recorder", "--root", str(self.config_file.parent), "record"]
         ran = subprocess.run([*command, "--timeout", str(self.timeout)], stderr=subprocess.PIPE, text=True)
@@ -102,18 +101,6 @@ class Preview:
                 self.changed.clear()
             self.refresh()
 
-    def folders(self, config: MkDocsConfig) -> list[Path]:
-        """Where an edit can change the state: the folders it reads, and the project's (for mkdocs.yml)."""
-        root = self.config_file.parent
-        found = [
-            root / SNIPPETS_DIR,
-            root / OUTPUTS_DIR,
-            root / PUBLISHED_DIR,
-            root / COMPAT_DIR,
-            Path(config.docs_dir),
-        ]
-        return [folder for folder in found if folder.is_dir()]
-
 
 class _Edits(FileSystemEventHandler):
     """Tells the preview of each edit of a file it reads: not of the state's own files, nor the record step's."""
@@ -124,11 +111,9 @@ class _Edits(FileSystemEventHandler):
         self.files = {preview.config_file, root / REQUIREMENTS}
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.is_directory:
-            return
-        for path in map(Path, filter(None, (str(event.src_path), str(getattr(event, "dest_path", "") or "")))):
-            if self._edits_an_input(path):
-                self.preview.changed.set()
+        paths = (event.src_path, getattr(event, "dest_path", ""))  # a file moved into place is an edit of its target
+        if not event.is_directory and any(path and self._edits_an_input(Path(str(path))) for path in paths):
+            self.preview.changed.set()
 
     def _edits_an_input(self, path: Path) -> bool:
         root = self.preview.config_file.parent
@@ -148,7 +133,7 @@ class _Builds:
 
     def config(self) -> MkDocsConfig:
         """The configuration as mkdocs.yml says now, with the preview's options; MkDocs' warnings are said, and a
-        state that cannot be published is shown, rather than stopping the build."""
+        state that every other build refuses is shown, rather than stopping the build."""
         with engine_config.reading(self.preview.config_file, preview=True):
             config = load_config(str(self.preview.config_file), site_dir=str(self.site_dir), dev_addr=self.address)
         config.strict, config.site_url = False, self.url
@@ -172,14 +157,14 @@ class _Builds:
         """What the server sends for a missing file: the failure's page, else the site's own."""
         if self.failure is not None:
             return self.failure
-        found = self.site_dir / f"{code}.html"
-        return found.read_bytes() if found.is_file() else None
+        page = self.site_dir / f"{code}.html"
+        return page.read_bytes() if page.is_file() else None
 
 
 def serve(config_file: Path, address: str, timeout: float) -> None:
     """Record what is stale, build the site and serve it on `address`, then record and rebuild on each edit."""
     _log_to_terminal()
-    signal.signal(signal.SIGTERM, _interrupt)  # stopped as by Ctrl-C: its folder is removed
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stopped as by Ctrl-C: its folder is removed
     with _folder() as folder:
         preview = Preview(config_file.resolve(), timeout, folder / "build-due")
         preview.refresh()
@@ -207,19 +192,17 @@ def serve(config_file: Path, address: str, timeout: float) -> None:
 
 
 def _watching(preview: Preview, config: MkDocsConfig) -> BaseObserver:
-    """The watcher of what the state reads, started, and the thread that refreshes the preview after each edit."""
-    observer = Observer()
+    """The watcher of where an edit can change the state (the folders it reads, and the project's for mkdocs.yml),
+    started, and the thread that refreshes the preview after each edit."""
+    observer, root = Observer(), preview.config_file.parent
     handler = _Edits(preview, Path(config.docs_dir))
-    for watched in preview.folders(config):
-        observer.schedule(handler, str(watched), recursive=True)
-    observer.schedule(handler, str(preview.config_file.parent), recursive=False)
+    for folder in (root / SNIPPETS_DIR, root / OUTPUTS_DIR, root / PUBLISHED_DIR, root / COMPAT_DIR, config.docs_dir):
+        if Path(folder).is_dir():
+            observer.schedule(handler, str(folder), recursive=True)
+    observer.schedule(handler, str(root), recursive=False)
     observer.start()
     threading.Thread(target=preview.watch, daemon=True).start()
     return observer
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
 
 
 def _log_to_terminal() -> None:
@@ -234,20 +217,19 @@ def _log_to_terminal() -> None:
 @contextmanager
 def _folder() -> Iterator[Path]:
     """A folder of the preview's own, for the built site and the file its server watches; removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="recorder-preview-"))
-    (folder / "site").mkdir()
-    (folder / "build-due").touch()
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="recorder-preview-", ignore_cleanup_errors=True) as name:
+        (Path(name) / "site").mkdir()
+        (Path(name) / "build-due").touch()
+        yield Path(name)
 
 
 def _other_files(config: MkDocsConfig) -> list[Path]:
     """What the server watches itself, no record ever needed: the theme's overrides and the docs folder's assets."""
     docs = Path(config.docs_dir)
-    found = [Path(config.theme.custom_dir)] if config.theme.custom_dir else []
-    return found + [path for path in docs.iterdir() if path.is_dir() and path.name not in (GENERATED, NOTEBOOKS_DIR)]
+    overrides = [Path(config.theme.custom_dir)] if config.theme.custom_dir else []
+    return overrides + [
+        path for path in docs.iterdir() if path.is_dir() and path.name not in (GENERATED, NOTEBOOKS_DIR)
+    ]
 
 
 def _error(ran: subprocess.CompletedProcess[str]) -> str:
