@@ -23,7 +23,6 @@ from recorder.project.config import GENERATED, NOTEBOOKS_DIR, PUBLISHED_DIR, REQ
 from recorder.project.errors import RecorderError
 from recorder.project.findings import Finding, Severity, problem
 from recorder.project.manifest import LOCK, MANIFEST_NAME, OUTPUTS_DIR, TRANSACTION
-from recorder.project.outputs import Outputs
 
 STATE_FILE = "state.json"
 _SKIPPED = {TRANSACTION, LOCK, "__pycache__"}
@@ -90,17 +89,13 @@ def inputs(project: Project) -> list[Path]:
 
 def digest(project: Project) -> str:
     """The content of every input, the libraries installed and the repository's variables, as one digest."""
-    hashed = hashlib.sha256()
-    for path in inputs(project):
-        hashed.update(f"{path}\0{path.stat().st_size}\0".encode())
-        hashed.update(path.read_bytes())
+    files = [f"{path}\0{path.stat().st_size}\0".encode() + path.read_bytes() for path in inputs(project)]
     environment = {
         "python": sys.version,
         "installed": installed(),
         "repository": repr(repository.from_environment(os.environ)),
     }
-    hashed.update(json.dumps(environment, sort_keys=True).encode())
-    return hashed.hexdigest()
+    return hashlib.sha256(b"".join([*files, json.dumps(environment, sort_keys=True).encode()])).hexdigest()
 
 
 def installed() -> list[str]:
@@ -132,32 +127,26 @@ def work_out(project: Project, content: str) -> State:
 def _problems(project: Project, content: str) -> State:
     """Every problem, in one round: what to fix by hand (a part's description, a template, a page), then what `make
     record` rewrites (outputs, notebooks), each named once. A problem that only follows from another one is left
-    out: a page quoting a value of a broken template, a missing output or a notebook that differs for a stale one."""
+    out: a page quoting a value of a broken template, a missing output or a notebook that differs for a stale one.
+    The project is read once, into what the pages may read: the pages' own checks read nothing else of it."""
     # Imported here: a build whose state is already known reads none of them.
-    from recorder.project.outputs import read_outputs
+    from recorder.project.notebooks import stale_notebooks
+    from recorder.project.outputs import read_outputs, unused_values
     from recorder.project.snippets import discover
     from recorder.project.staleness import missing_output, stale_outputs
-    from recorder.record import notebook
+    from recorder.project.values import templates
+    from recorder.render.conversion import pages_problems
 
+    copies = {f"{GENERATED}/{name}" for name in site_copies(project)}
     outputs = read_outputs(project, repository.from_environment(os.environ))
     lagging = stale_outputs(project, discover(project.root), outputs.records)
-    stale = {found.snippet for found in lagging if found.snippet}
-    recorded = lagging + notebook.stale_notebooks(project, outputs, stale)
-    said = [found.message for found in lagging] + list(map(missing_output, stale))
-    return State(content, tuple(_by_hand(project, outputs, said) + recorded), stale=tuple(sorted(stale)))
-
-
-def _by_hand(project: Project, outputs: Outputs, said: list[str]) -> list[Finding]:
-    """What to fix by hand: a part's description, a template whose snippet is gone, a page; not what `said` says."""
-    from recorder.project.values import templates
-    from recorder.render.conversion import pages_problems  # as in _problems
-    from recorder.render.page import unused_values
-
+    stale = {finding.snippet for finding in lagging if finding.snippet}
     orphaned = [template.orphaned for part in outputs.parts for template in templates(project.root, part)]
-    found = project.undescribed() + [message for message in orphaned if message]
-    copies = {f"{GENERATED}/{name}" for name in site_copies(project)}
-    messages = found + pages_problems(project, outputs, copies, {*found, *said}) + unused_values(project, outputs)
-    return [problem(message) for message in messages]
+    by_hand = project.undescribed() + [message for message in orphaned if message]
+    said = {*by_hand, *(finding.message for finding in lagging), *map(missing_output, stale)}
+    messages = by_hand + pages_problems(outputs, copies, said) + unused_values(outputs)
+    recorded = lagging + stale_notebooks(project, outputs, stale)
+    return State(content, tuple(map(problem, messages)) + tuple(recorded), stale=tuple(sorted(stale)))
 
 
 def current(project: Project) -> State:
@@ -167,11 +156,7 @@ def current(project: Project) -> State:
     state = _read_kept(kept)
     if state and state.digest == content and all((kept.parent / copy).is_file() for copy in state.copies):
         return state
-    state = work_out(project, content)
-    if not state.problems:
-        state = replace(state, copies=write_copies(project))
-    _write(kept, (json.dumps(asdict(state), indent=2) + "\n").encode())
-    return state
+    return _keep(project, work_out(project, content))
 
 
 def _read_kept(path: Path) -> State | None:
@@ -184,16 +169,19 @@ def _read_kept(path: Path) -> State | None:
         return None
 
 
-def write_copies(project: Project) -> tuple[str, ...]:
-    """Write what the site serves beside its pages into generated/: each snippet's source (which each output
-    links to), the manifest (for tools) and GPT-2's tokenizer files (for Part 1's "Try it" box). Returns their
-    paths inside generated/."""
-    folder = generated_dir(project)
-    copies = {name: source for name, source in site_copies(project).items() if source.is_file()}
-    _remove_stale_copies(folder, keep=set(copies) | {STATE_FILE})
-    for name, source in copies.items():
-        _write(folder / name, source.read_bytes())
-    return tuple(copies)
+def _keep(project: Project, state: State) -> State:
+    """Write `state` into generated/, and, where it can be published, what the site serves beside its pages: each
+    snippet's source (which each output links to), the manifest (for tools) and GPT-2's tokenizer files (for Part
+    1's "Try it" box). Returns it with the paths of those copies inside generated/."""
+    folder, files = generated_dir(project), {}
+    if not state.problems:
+        files = {name: source.read_bytes() for name, source in site_copies(project).items() if source.is_file()}
+        _remove_stale_copies(folder, keep={*files, STATE_FILE})
+        state = replace(state, copies=tuple(files))
+    files[STATE_FILE] = (json.dumps(asdict(state), indent=2) + "\n").encode()  # last: it vouches for the copies
+    for name, data in files.items():
+        _write(folder / name, data)
+    return state
 
 
 def site_copies(project: Project) -> dict[str, Path]:

@@ -137,24 +137,25 @@ class Project:
         return self.config.get("nav") or []
 
     def markdown_extensions(self) -> dict[str, dict[str, Any]]:
-        """Each Markdown extension `markdown_extensions:` lists, in its order, with its options as written."""
-        found: dict[str, dict[str, Any]] = {}
+        """Each Markdown extension `markdown_extensions:` lists, in its order, with its options as written, but
+        pymdownx.snippets' base paths: from the project's folder (`snippet_settings`)."""
+        listed: dict[str, dict[str, Any]] = {}
         for entry in self.config.get("markdown_extensions") or []:
             for name, options in ({entry: None} if isinstance(entry, str) else entry).items():
-                found[name] = dict(options or {})
-        return found
-
-    def extension_options(self, name: str) -> dict[str, Any] | None:
-        """The options of Markdown extension `name` as `markdown_extensions:` lists them; None if it is not listed."""
-        return self.markdown_extensions().get(name)
+                listed[name] = self._from_root(options or {}) if name == "pymdownx.snippets" else dict(options or {})
+        return listed
 
     def snippet_settings(self) -> dict[str, Any]:
         """pymdownx.snippets' options, its base paths taken from the project's folder, so that the pages' includes and
         the notebooks' cells read the same files wherever the engine runs."""
-        settings = self.extension_options("pymdownx.snippets") or {}
+        return self.markdown_extensions().get("pymdownx.snippets") or self._from_root({})
+
+    def _from_root(self, settings: dict[str, Any]) -> dict[str, Any]:
         bases = settings.get("base_path", ["."])
-        settings["base_path"] = [str(self.root / base) for base in ([bases] if isinstance(bases, str) else bases)]
-        return settings
+        return {
+            **settings,
+            "base_path": [str(self.root / base) for base in ([bases] if isinstance(bases, str) else bases)],
+        }
 
     def page(self, name: str) -> tuple[str, dict[str, Any]]:
         """A page of the docs folder: its Markdown without front matter, and its front matter."""

@@ -8,7 +8,6 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from recorder.project.config import SNIPPETS_DIR, Project
 from recorder.project.directives import (
     Block,
     Compatibility,
@@ -20,12 +19,10 @@ from recorder.project.directives import (
     Parts,
     Provenance,
     Value,
-    parse,
 )
 from recorder.project.errors import PageError
 from recorder.project.outputs import Outputs, check_include, fence
 from recorder.project.provenance import counted, origins, record_table
-from recorder.project.values import VALUES_FILE
 from recorder.render import compat_page
 from recorder.render.html import render_figure, render_output, visible
 
@@ -166,26 +163,3 @@ def _part_list(shown: Outputs) -> list[str]:
     for part, title in shown.parts.items():
         lines.append(f"- [{title}]({part}.md): {shown.descriptions.get(part, '').rstrip('.')}.")
     return lines
-
-
-def unused_values(project: Project, shown: Outputs) -> list[str]:
-    """A declared value that no page quotes is a problem: the number it reads would go unchecked."""
-    quoted = set()
-    for path in sorted(project.docs_dir.glob("*.md")):
-        try:
-            directives = parse(project.page(path.name)[0])
-        except PageError:
-            return []  # the page's own check reports it, naming the fix; what it quotes is unknown
-        for directive in directives:
-            quoted.update(value.name for value in _values_of(directive))
-    return [
-        f"value `{name}` is declared in {SNIPPETS_DIR}/{name.partition('/')[0]}/{VALUES_FILE} but no page quotes "
-        f"it. Quote it as `{{{{ value {name} }}}}`, or remove it from the template (write `{{}}` in its place)."
-        for name in sorted({*shown.values, *shown.unreadable} - quoted)
-    ]
-
-
-def _values_of(directive: Directive) -> list[Value]:
-    if isinstance(directive, Value):
-        return [directive]
-    return [part for part in directive.alt if isinstance(part, Value)] if isinstance(directive, Figure) else []
