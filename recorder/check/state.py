@@ -42,16 +42,16 @@ class State:
     @property
     def problems(self) -> tuple[str, ...]:
         """What makes the state unpublishable, each with its fix."""
-        return tuple(found.message for found in self.findings if found.severity is Severity.PROBLEM)
+        return tuple(finding.message for finding in self.findings if finding.severity is Severity.PROBLEM)
 
     @property
     def notices(self) -> tuple[str, ...]:
-        return tuple(found.message for found in self.findings if found.severity is Severity.NOTICE)
+        return tuple(finding.message for finding in self.findings if finding.severity is Severity.NOTICE)
 
     @property
     def recordable(self) -> bool:
         """Whether `make record` would fix one of the problems."""
-        return any(found.recordable for found in self.findings)
+        return any(finding.recordable for finding in self.findings)
 
     @property
     def failure(self) -> str | None:
@@ -74,17 +74,19 @@ def inputs(project: Project) -> list[Path]:
         (docs, "*.md"),
         (docs / NOTEBOOKS_DIR, "*.ipynb"),
         (root / "compat", "*.json"),
+        # The code that judges the state, and words what the pages say of it, is an input too: the whole package.
+        (Path(__file__).parents[1], "**/*.py"),
     ]
-    found = [project.config_file, root / REQUIREMENTS]
-    # The code that judges the state, and words what the pages say of it, is an input too: the whole package.
-    folders.append((Path(__file__).parents[1], "**/*.py"))
-    for folder, pattern in folders:
-        found += sorted(
+    return [
+        project.config_file,
+        root / REQUIREMENTS,
+        *(
             path
-            for path in folder.glob(pattern)
+            for folder, pattern in folders
+            for path in sorted(folder.glob(pattern))
             if path.is_file() and _SKIPPED.isdisjoint(path.relative_to(folder).parts)
-        )
-    return found
+        ),
+    ]
 
 
 def digest(project: Project) -> str:
@@ -163,7 +165,7 @@ def _read_kept(path: Path) -> State | None:
     """The state kept at `path`; None where there is none, or it cannot be read (it is then worked out anew)."""
     try:
         kept = json.loads(path.read_text(encoding="utf-8"))
-        findings = tuple(Finding(**{**found, "severity": Severity(found["severity"])}) for found in kept["findings"])
+        findings = tuple(Finding(**{**item, "severity": Severity(item["severity"])}) for item in kept["findings"])
         return State(kept["digest"], findings, tuple(kept["copies"]), tuple(kept["stale"]))
     except (OSError, ValueError, TypeError, KeyError):
         return None
@@ -172,15 +174,22 @@ def _read_kept(path: Path) -> State | None:
 def _keep(project: Project, state: State) -> State:
     """Write `state` into generated/, and, where it can be published, what the site serves beside its pages: each
     snippet's source (which each output links to), the manifest (for tools) and GPT-2's tokenizer files (for Part
-    1's "Try it" box). Returns it with the paths of those copies inside generated/."""
+    1's "Try it" box), deleting any other file there, such as the copy of a snippet that is gone. Returns it with
+    the paths of those copies inside generated/."""
+    from recorder.record.store import replace_file  # as work_out's imports: a known state writes nothing
+
     folder, files = generated_dir(project), {}
     if not state.problems:
         files = {name: source.read_bytes() for name, source in site_copies(project).items() if source.is_file()}
-        _remove_stale_copies(folder, keep={*files, STATE_FILE})
+        for path in folder.rglob("*"):
+            if path.is_file() and path.relative_to(folder).as_posix() not in {*files, STATE_FILE}:
+                path.unlink()
         state = replace(state, copies=tuple(files))
     files[STATE_FILE] = (json.dumps(asdict(state), indent=2) + "\n").encode()  # last: it vouches for the copies
     for name, data in files.items():
-        _write(folder / name, data)
+        # Only where it differs: a live reload watching the folder sees no change where there is none.
+        if not ((path := folder / name).is_file() and path.read_bytes() == data):
+            replace_file(path, data)
     return state
 
 
@@ -198,29 +207,3 @@ def site_copies(project: Project) -> dict[str, Path]:
     files[f"{OUTPUTS_DIR}/{MANIFEST_NAME}"] = root / OUTPUTS_DIR / MANIFEST_NAME
     files |= {copy.site_path: copy.source for copy in verified()}
     return files
-
-
-def _remove_stale_copies(folder: Path, keep: set[str]) -> None:
-    """Delete the files of `folder` not named in `keep`, such as the copy of a snippet that is gone."""
-    if not folder.is_dir():
-        return
-    for path in folder.rglob("*"):
-        if path.is_file() and path.relative_to(folder).as_posix() not in keep:
-            path.unlink()
-
-
-def _write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` whole, and only when it differs: a live reload watching the folder sees no change
-    where there is none."""
-    from recorder.record.store import replace_file  # as work_out's imports: a known state writes nothing
-
-    if not (path.is_file() and path.read_bytes() == data):
-        replace_file(path, data)
-
-
-def check(project: Project) -> State:
-    """The current state; raises Unpublishable, listing every problem, unless it can be published."""
-    state = current(project)
-    if state.failure:
-        raise Unpublishable(state.failure)
-    return state

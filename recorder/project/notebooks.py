@@ -35,7 +35,7 @@ def generate(project: Project, outputs: Outputs, part: Part) -> bytes:
     examples = [
         new_code_cell(
             section(block),
-            id=_cell_id(f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}"),
+            id=f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}"[:64].replace("_", "-"),
             outputs=[new_output("stream", text=outputs.output(block.name))] if isinstance(block, Example) else [],
         )
         for number, block in enumerate(blocks, 1)
@@ -50,11 +50,6 @@ def generate(project: Project, outputs: Outputs, part: Part) -> bytes:
         *examples,
     ]
     return f"{nbformat.writes(new_notebook(cells=cells, metadata=_KERNEL))}\n".encode()
-
-
-def _cell_id(name: str) -> str:
-    """A cell id as nbformat's schema allows it: at most 64 letters, digits and dashes."""
-    return name[:64].replace("_", "-")
 
 
 def _check_runs(page: str, sources: list[str], blocks: list[Listing]) -> None:
@@ -89,25 +84,19 @@ def _globals_used(table: symtable.SymbolTable) -> set[str]:
 def stale_notebooks(project: Project, outputs: Outputs, stale: set[str]) -> list[Finding]:
     """Each companion notebook that is missing, differs from what `generate` returns now, or belongs to no part. One
     whose part has `stale` outputs (snippet names) differs for their cause: `make record` rewrites it with them."""
-    problems = []
-    for path, name, part in notebooks(project):
-        if part is None:
-            problems.append(
-                recordable(
-                    f"{name} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). Delete it, or run "
-                    "`make record`, which does."
-                )
-            )
-        elif found := _notebook_problem(project, outputs, (path, name), part, stale):
-            problems.append(found)
-    return problems
+    problems = [_notebook_problem(project, outputs, notebook, stale) for notebook in notebooks(project)]
+    return [finding for finding in problems if finding]
 
 
 def _notebook_problem(
-    project: Project, outputs: Outputs, notebook: tuple[Path, str], part: Part, stale: set[str]
+    project: Project, outputs: Outputs, notebook: tuple[Path, str, Part | None], stale: set[str]
 ) -> Finding | None:
-    """What is wrong with the notebook of `part`, at its path, named so in messages; None if nothing is."""
-    path, name = notebook
+    """What is wrong with a notebook, at its path, named so in messages, of its part; None if nothing is."""
+    path, name, part = notebook
+    if part is None:
+        return recordable(
+            f"{name} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). Delete it, or run `make record`, which does."
+        )
     page = f"{outputs.docs_dir}/{part.page}"
     try:
         expected = generate(project, outputs, part)
@@ -153,7 +142,8 @@ def _section_reader(project: Project) -> Callable[[Listing], str]:
 def _imports(root: Path, blocks: list[Listing]) -> tuple[list[str], list[str]]:
     """The shown snippets' imports, but of other snippets (sections leave them out: the notebook gathers them in one
     cell), by module, a name imported once; and the pins of requirements.txt for the packages they need."""
-    local = _snippet_modules(root, blocks)
+    folders = {root / SNIPPETS_DIR / PurePosixPath(block.file).parent for block in blocks}
+    local = {name for folder in folders for name in snippets.local_modules(folder)}  # the parts' own modules
     pinned, wanted = snippets.pins(root), set()
     statements: dict[str, str] = {}  # `import x` -> x, the module it is sorted by
     imported: dict[str, set[str]] = {}  # `from x import` -> its names, as written (`a`, `a as b`)
@@ -167,12 +157,6 @@ def _imports(root: Path, blocks: list[Listing]) -> tuple[list[str], list[str]]:
                 wanted.update(snippets.pins_providing(pinned, package, f"{SNIPPETS_DIR}/{file}"))
     statements |= {f"from {module} import {', '.join(sorted(names))}": module for module, names in imported.items()}
     return sorted(statements, key=lambda statement: (statements[statement], statement)), sorted(wanted, key=str.lower)
-
-
-def _snippet_modules(root: Path, blocks: list[Listing]) -> set[str]:
-    """The modules that the shown snippets' parts hold or share, by name."""
-    folders = {root / SNIPPETS_DIR / PurePosixPath(block.file).parent for block in blocks}
-    return {name for folder in folders for name in snippets.local_modules(folder)}
 
 
 def _imports_from_outside(path: Path, local: set[str]) -> Iterator[tuple[ast.Import | ast.ImportFrom, ast.alias, str]]:

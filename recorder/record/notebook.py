@@ -30,6 +30,5 @@ def update(project: Project, report: Callable[[str], None], records: dict[str, R
             report(f"{name} left as it was: {project.docs_path}/{part.page}: {error}")
             continue
         if not path.exists() or path.read_bytes() != data:
-            path.parent.mkdir(exist_ok=True)
             store.replace_file(path, data)
             report(f"wrote {name}")
