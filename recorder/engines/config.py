@@ -81,11 +81,11 @@ def checked(config_file: str | None = None) -> str:
     """Called by an engine from its configuration file (or by the extension, given the file): the state's digest,
     once it is publishable, or in a preview."""
     path = Path(config_file).resolve() if config_file else configuration_file()
-    found = state.current(_project(path))
-    if found.failure and not (_PREVIEWS and _PREVIEWS[-1]):
-        raise Unpublishable(found.failure)
-    _CHECKED[found.digest] = (path, found)
-    return found.digest
+    current = state.current(_project(path))
+    if current.failure and not (_PREVIEWS and _PREVIEWS[-1]):
+        raise Unpublishable(current.failure)
+    _CHECKED[current.digest] = (path, current)
+    return current.digest
 
 
 def checked_as(digest: str) -> tuple[Path, State] | None:

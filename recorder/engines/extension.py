@@ -72,18 +72,18 @@ class RecordedOutputs(Directives):
     def checked(self) -> tuple[Path, State]:
         """The configuration file and the state the page is rendered from, read when a page is converted, not when
         the extension is made: MkDocs makes one to check its options."""
-        found = engine_config.checked_as(self.getConfig("state"))
-        if found is None:  # no engine computed it: work it out here, from the project's folder
+        checked = engine_config.checked_as(self.getConfig("state"))
+        if checked is None:  # no engine computed it: work it out here, from the project's folder
             given = Path(self.getConfig("project")).resolve()
-            found = engine_config.checked_as(
+            checked = engine_config.checked_as(
                 engine_config.checked(str(given / "mkdocs.yml" if given.is_dir() else given))
             )
-        assert found is not None, "recorder.engines.config.checked keeps each state it returns"
-        return found
+        assert checked is not None, "recorder.engines.config.checked keeps each state it returns"
+        return checked
 
     def read(self) -> Outputs:
-        config_file, found = self.checked()
-        return _recorded(config_file, found.digest)
+        config_file, checked = self.checked()
+        return _recorded(config_file, checked.digest)
 
     def prepared(self, prepared: PreparedPage) -> None:
         """In a preview, each directive that cannot render, and each output recorded from an older version of its
@@ -123,10 +123,10 @@ class _Banner(Treeprocessor):
         self.extension = extension
 
     def run(self, root: Element) -> None:
-        found, note = self.extension.checked()[1], str(self.extension.getConfig("preview_note"))
-        if found.problems or note:
+        checked, note = self.extension.checked()[1], str(self.extension.getConfig("preview_note"))
+        if checked.problems or note:
             paragraph = Element("p")
-            paragraph.text = self.md.htmlStash.store(banner(found.problems, note))
+            paragraph.text = self.md.htmlStash.store(banner(checked.problems, note))
             root.insert(0, paragraph)
 
 

@@ -106,15 +106,15 @@ def parse(markdown: str) -> list[Directive]:
     """Every directive of `markdown` outside code, in page order, validated."""
     lines = markdown.split("\n")  # as Python-Markdown splits it, so `line` numbers its lines
     fenced = _fenced(lines)
-    found: list[Directive] = []
+    directives: list[Directive] = []
     for number, line in enumerate(lines):
         for token in [] if number in fenced else _TOKEN.finditer(line):
             body = token.group("loose") if token.group("body") is None else token.group("body")
             if body is not None:  # not a code span
                 before, after = line[: token.start()], line[token.end() :]
                 alone = not before.strip(" \t") and not after.strip(" \t")
-                found.append(_directive(body, token.group(0), number, before if alone else None))
-    return found
+                directives.append(_directive(body, token.group(0), number, before if alone else None))
+    return directives
 
 
 def _fenced(lines: list[str]) -> set[int]:

@@ -173,8 +173,8 @@ def check_include(root: Path, file: str, section: str | None) -> list[tuple[str,
 
 def highlighted_lines(root: Path, file: str, section: str | None, subsection: str) -> list[int]:
     """Where the lines of `subsection` fall, from 1, in the block showing `section`, which has no marker lines."""
-    shown = _lit(check_include(root, file, subsection), section, subsection)
-    if not (numbers := [number for number, highlighted in enumerate(shown, 1) if highlighted]):
+    lines = _lit(check_include(root, file, subsection), section, subsection)
+    if not (numbers := [number for number, highlighted in enumerate(lines, 1) if highlighted]):
         where = f"section `{section}`" if section else "the file"
         between = f", between [start:{section}] and [end:{section}]" if section else ""
         raise PageError(
@@ -187,17 +187,17 @@ def highlighted_lines(root: Path, file: str, section: str | None, subsection: st
 def _lit(markers: list[tuple[str, str] | None], section: str | None, subsection: str) -> list[bool]:
     """Whether each line the block showing `section` shows lies in `subsection`, from the file's `markers`."""
     inside, lit = section is None, False
-    shown: list[bool] = []
+    lines: list[bool] = []
     for marker in markers:
         if marker is None:
-            shown += [lit] if inside else []
+            lines += [lit] if inside else []
         elif marker[1] == section:
             if marker[0] == "end":
                 break
             inside = True
         elif marker[1] == subsection:
             lit = marker[0] == "start"
-    return shown
+    return lines
 
 
 def fence(root: Path, file: str, section: str | None, highlight: str | None = None) -> list[str]:

@@ -60,18 +60,18 @@ class Template:
 
     def read(self, text: str) -> dict[str, str]:
         """Each value the template names, read from `text`, the output it must match whole."""
-        found: dict[str, str] = {}
+        read: dict[str, str] = {}
         lines = text.rstrip("\n").split("\n")
         for number, (template, line) in enumerate(zip(self.lines, lines, strict=False), 1):
             for name, value in self._line_values(number, template, line):
-                if found.setdefault(name, value) != value:
+                if read.setdefault(name, value) != value:
                     raise TemplateError(
-                        f"value `{name}` reads both {found[name]!r} and {value!r} in {self.output_file}, "
+                        f"value `{name}` reads both {read[name]!r} and {value!r} in {self.output_file}, "
                         f"where {self.where} names it twice: both must read the same. Fix the "
                         "snippet, or, if they are not the same value, give each its own name."
                     )
         self._check_length(lines)
-        return found
+        return read
 
     def _line_values(self, number: int, template: str, line: str) -> list[tuple[str, str]]:
         """Each value that `template`, the template's line `number`, names, as (name, value) read from `line`."""
@@ -128,33 +128,33 @@ def templates(root: Path, part: str) -> list[Template]:
     path = root / SNIPPETS_DIR / part / VALUES_FILE
     if not path.is_file():
         return []
-    shown = f"{SNIPPETS_DIR}/{part}/{VALUES_FILE}"
+    where = f"{SNIPPETS_DIR}/{part}/{VALUES_FILE}"
     return [
-        _template(root, part, str(output), text, shown)
-        for output, written in _document(path, shown).items()
+        _template(root, part, str(output), text, where)
+        for output, written in _document(path, where).items()
         for text in (written if isinstance(written, list) else [written])
     ]
 
 
-def _document(path: Path, shown: str) -> dict[object, object]:
+def _document(path: Path, where: str) -> dict[object, object]:
     """The values file: each output (a snippet's stem) mapped to its template, or to a list of them."""
     try:
         document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as error:
-        raise TemplateError(f"{shown} is not valid YAML ({error}).") from None
+        raise TemplateError(f"{where} is not valid YAML ({error}).") from None
     if not isinstance(document, dict):
-        raise TemplateError(f"{shown} maps each output (a snippet's stem) to its template, or to a list of them.")
+        raise TemplateError(f"{where} maps each output (a snippet's stem) to its template, or to a list of them.")
     return document
 
 
-def _template(root: Path, part: str, output: str, text: object, shown: str) -> Template:
-    """A template of `output` from the values file `shown`, checked: text naming each value by a name. One whose key
+def _template(root: Path, part: str, output: str, text: object, where: str) -> Template:
+    """A template of `output` from the values file `where`, checked: text naming each value by a name. One whose key
     names no snippet is returned `orphaned`, so that the values it names are known, and refused where they are read."""
     if not isinstance(text, str):
-        raise TemplateError(f"{shown}: `{output}` needs a template: the text of the output it reads.")
+        raise TemplateError(f"{where}: `{output}` needs a template: the text of the output it reads.")
     lines = tuple(text.rstrip("\n").split("\n"))
     names = tuple(dict.fromkeys(name for line in lines for _, name in _fields(line) if name))
     for name in names:
         if not _NAME.fullmatch(name):
-            raise TemplateError(f"{shown}: value `{name}` is not a name (lower case, digits, `_`).")
+            raise TemplateError(f"{where}: value `{name}` is not a name (lower case, digits, `_`).")
     return Template(part, output, lines, names, (root / SNIPPETS_DIR / part / f"{output}.py").is_file())

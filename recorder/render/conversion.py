@@ -119,29 +119,25 @@ class _Outputs(Treeprocessor):
         waiting = list(prepared.outputs)
         for paragraph in root.iter("p"):
             text = (paragraph.text or "").strip()
-            if found := next((entry for entry in waiting if entry[0].text == text), None):
-                waiting.remove(found)
-                paragraph.text = self.md.htmlStash.store(found[1])
-                prepared.shown.add(found[0])
+            if output := next((entry for entry in waiting if entry[0].text == text), None):
+                waiting.remove(output)
+                paragraph.text = self.md.htmlStash.store(output[1])
+                prepared.placed.add(output[0])
         title = next(iter(root.iter("h1")), None)
         if title is not None and prepared.part in self.page.recorded.parts:
-            found = notebook_link(prepared.part, self.page.notebook_pages, self.page.recorded)
-            root.insert(list(root).index(title) + 1, found)
+            link = notebook_link(prepared.part, self.page.notebook_pages, self.page.recorded)
+            root.insert(list(root).index(title) + 1, link)
 
 
-def notebook_link(part: str, notebook_pages: bool, shown: Outputs) -> Element:
+def notebook_link(part: str, notebook_pages: bool, outputs: Outputs) -> Element:
     """The part's notebook: its page where the engine shows one, else its file to download; and Colab, where
     the repository is known."""
-    paragraph = Element("p", {"class": "recorded-notebook"})
-    path = f"{NOTEBOOKS_DIR}/{part}.ipynb"
-    if notebook_pages:
-        anchor = SubElement(paragraph, "a", {"href": path})
-        anchor.text = "Read this part's examples as a Jupyter notebook"
-    else:
-        anchor = SubElement(paragraph, "a", {"href": path, "download": ""})
-        anchor.text = "Download this part's examples as a Jupyter notebook"
+    paragraph, path = Element("p", {"class": "recorded-notebook"}), f"{NOTEBOOKS_DIR}/{part}.ipynb"
+    anchor = SubElement(paragraph, "a", {"href": path} if notebook_pages else {"href": path, "download": ""})
+    anchor.text = f"{'Read' if notebook_pages else 'Download'} this part's examples as a Jupyter notebook"
+    if not notebook_pages:
         anchor.tail = " (this build shows notebooks as files, not as pages)"
-    if shown.repository and (colab := shown.repository.colab(f"{shown.docs_dir}/{path}")):
+    if outputs.repository and (colab := outputs.repository.colab(f"{outputs.docs_dir}/{path}")):
         separator = SubElement(paragraph, "span")
         separator.text = " · "
         link = SubElement(paragraph, "a", {"href": colab})

@@ -22,7 +22,7 @@ from recorder.project.directives import (
 )
 from recorder.project.errors import PageError
 from recorder.project.outputs import Outputs, check_include, fence
-from recorder.project.provenance import counted, origins, record_table
+from recorder.project.provenance import counted, origins, provenance_table
 from recorder.render import compat_page
 from recorder.render.html import render_figure, render_output, visible
 
@@ -36,21 +36,21 @@ class PreparedPage:
     outputs: list[tuple[Block, str]] = field(default_factory=list)  # HTML for its own paragraph
     values: dict[str, str] = field(default_factory=dict)  # directive as written -> escaped text
     quoted: Counter[str] = field(default_factory=Counter)  # how often the page writes each value
-    shown: set[Block] = field(default_factory=set)  # outputs the conversion put in
+    placed: set[Block] = field(default_factory=set)  # outputs the conversion put in
     replaced: Counter[str] = field(default_factory=Counter)
     errors: list[tuple[Directive, PageError]] = field(default_factory=list)  # the directives that cannot render
 
     def lost(self) -> list[PageError]:
         """Each directive the conversion did not use, of those the page was parsed into."""
-        found = [
+        lost = [
             PageError(
                 f"the output of `{directive.text}` was lost while rendering Markdown; "
                 "keep block directives outside of HTML blocks and alone in their paragraph."
             )
             for directive, _ in self.outputs
-            if directive not in self.shown
+            if directive not in self.placed
         ]
-        return found + [
+        return lost + [
             PageError(
                 f"`{text}` stands {counted(count, 'time')} outside code, but rendering Markdown "
                 f"replaced it {counted(self.replaced[text], 'time')}. Keep values out of HTML "
@@ -80,7 +80,7 @@ _BecomesMarkdown = Listing | Parts
 _BecomesHtml = Example | Figure | Provenance | Compatibility | Origins
 
 
-def prepare(directives: list[Directive], shown: Outputs) -> PreparedPage:
+def prepare(directives: list[Directive], outputs: Outputs) -> PreparedPage:
     """What each directive of a page becomes; each that cannot is kept in `errors`, with the PageError naming its
     fix, so that one conversion names every problem of the page."""
     prepared = PreparedPage()
@@ -88,64 +88,60 @@ def prepare(directives: list[Directive], shown: Outputs) -> PreparedPage:
         if isinstance(directive, Listing | Figure) and prepared.part is None:
             prepared.part = directive.file.partition("/")[0]
         try:
-            _prepare(directive, shown, prepared)
+            _prepare(directive, outputs, prepared)
         except PageError as error:
             prepared.errors.append((directive, error))
     return prepared
 
 
-def _prepare(directive: Directive, shown: Outputs, prepared: PreparedPage) -> None:
+def _prepare(directive: Directive, outputs: Outputs, prepared: PreparedPage) -> None:
     """Add what `directive` becomes to `prepared`, or raise PageError: an example's code is added before its output,
     which may fail alone."""
     if isinstance(directive, Value):
-        prepared.values[directive.text] = visible(shown.value(directive.name))
+        prepared.values[directive.text] = visible(outputs.value(directive.name))
         prepared.quoted[directive.text] += 1
         return
     if isinstance(directive, _BecomesMarkdown):
-        prepared.fences.append((directive, _markdown(directive, shown)))
+        prepared.fences.append((directive, _markdown(directive, outputs)))
     if isinstance(directive, _BecomesHtml):
-        prepared.outputs.append((directive, _html(directive, shown)))
+        prepared.outputs.append((directive, _html(directive, outputs)))
 
 
-def _markdown(directive: _BecomesMarkdown, shown: Outputs) -> list[str]:
+def _markdown(directive: _BecomesMarkdown, outputs: Outputs) -> list[str]:
     """The lines replacing the directive's, indented as it is."""
     if isinstance(directive, Parts):
-        lines = _part_list(shown)
+        lines = _part_list(outputs)
     else:
-        lines = fence(shown.root, directive.file, directive.section, directive.highlight)
+        lines = fence(outputs.root, directive.file, directive.section, directive.highlight)
         # An example's directive stays, after its fence, as the paragraph its output takes.
         lines += ["", directive.text] if isinstance(directive, Example) else []
     return [directive.indent + line if line else line for line in lines]
 
 
-def _html(directive: _BecomesHtml, shown: Outputs) -> str:
+def _html(directive: _BecomesHtml, outputs: Outputs) -> str:
     if isinstance(directive, Example):
-        return render_output(shown, directive.name)
+        return render_output(outputs, directive.name)
     if isinstance(directive, Provenance):
-        return record_table(shown.records, shown.repository, shown.parts)
+        return provenance_table(outputs.records, outputs.repository, outputs.parts)
     if isinstance(directive, Compatibility):
-        return _compatibility_table(shown)
+        if isinstance(outputs.compat, str):  # why the table cannot be read
+            raise PageError(outputs.compat)
+        return compat_page.render(outputs.compat, outputs.records, outputs.repository, outputs.parts)
     if isinstance(directive, Origins):
-        return _origins(directive, shown)
-    return _figure(directive, shown)
+        return _origins(directive, outputs)
+    return _figure(directive, outputs)
 
 
-def _compatibility_table(shown: Outputs) -> str:
-    if isinstance(shown.compat, str):  # why the table cannot be read
-        raise PageError(shown.compat)
-    return compat_page.render(shown.compat, shown.records, shown.repository, shown.parts)
+def _origins(directive: Origins, outputs: Outputs) -> str:
+    if directive.part is not None and directive.part not in outputs.parts:
+        raise PageError(f"`{directive.text}` names no part: the parts are {', '.join(outputs.parts)}.")
+    return origins(outputs.records, outputs.parts, directive.part)
 
 
-def _origins(directive: Origins, shown: Outputs) -> str:
-    if directive.part is not None and directive.part not in shown.parts:
-        raise PageError(f"`{directive.text}` names no part: the parts are {', '.join(shown.parts)}.")
-    return origins(shown.records, shown.parts, directive.part)
-
-
-def _figure(directive: Figure, shown: Outputs) -> str:
-    check_include(shown.root, directive.file, None)
-    alt = "".join(part if isinstance(part, str) else shown.value(part.name) for part in directive.alt)
-    return render_figure(shown, directive.name, alt)
+def _figure(directive: Figure, outputs: Outputs) -> str:
+    check_include(outputs.root, directive.file, None)
+    alt = "".join(part if isinstance(part, str) else outputs.value(part.name) for part in directive.alt)
+    return render_figure(outputs, directive.name, alt)
 
 
 def with_fences(lines: list[str], prepared: PreparedPage) -> list[str]:
@@ -157,9 +153,9 @@ def with_fences(lines: list[str], prepared: PreparedPage) -> list[str]:
     return lines
 
 
-def _part_list(shown: Outputs) -> list[str]:
+def _part_list(outputs: Outputs) -> list[str]:
     """`{{ parts }}` as Markdown: a link to each part's page under its title, with its page's description."""
-    lines = []
-    for part, title in shown.parts.items():
-        lines.append(f"- [{title}]({part}.md): {shown.descriptions.get(part, '').rstrip('.')}.")
-    return lines
+    descriptions = outputs.descriptions
+    return [
+        f"- [{title}]({part}.md): {descriptions.get(part, '').rstrip('.')}." for part, title in outputs.parts.items()
+    ]

