@@ -9,8 +9,6 @@ serves beside its pages (the snippets, the manifest, the tokenizer's files) are 
 `<docs_dir>/generated/`, where either engine serves them as it serves any file.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 import os

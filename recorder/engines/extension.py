@@ -14,8 +14,6 @@ or value that cannot be shown, or an output recorded from an older version of it
 its place.
 """
 
-from __future__ import annotations
-
 import os
 from functools import lru_cache
 from pathlib import Path

@@ -6,8 +6,6 @@ alone has: the companion notebooks as pages (mkdocs-jupyter), the repository's l
 GITHUB_*, and pymdownx.snippets' base path from the project's folder wherever MkDocs runs. It never records.
 """
 
-from __future__ import annotations
-
 import logging
 import os
 import re

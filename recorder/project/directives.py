@@ -1,8 +1,6 @@
 """A page's directives (CONTRIBUTING.md, "Edit prose"), parsed once into typed values, from which both the page's
 conversion (recorder/engines/extension.py) and the companion notebook work."""
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 

@@ -5,8 +5,6 @@ attributes of a `Record`. A manifest that is not one, by a hand edit or a merge 
 naming the file, the entry and the fix.
 """
 
-from __future__ import annotations
-
 import json
 import typing
 from dataclasses import MISSING, asdict, dataclass, fields, is_dataclass

@@ -2,8 +2,6 @@
 includes them, under each example its recorded output. What a notebook must hold is worked out here, like whether an
 output is stale; the record step writes it (recorder/record/notebook.py), and the state reports one that lags."""
 
-from __future__ import annotations
-
 import ast
 import builtins
 import symtable

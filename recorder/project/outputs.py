@@ -3,8 +3,6 @@ the pages themselves and how the engines convert them, and the snippet sections 
 pymdownx.snippets includes them. Read once per state: the record step, the state and the Markdown extension all read
 through it, and the build's checks (recorder/render/) read nothing else of the project."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace

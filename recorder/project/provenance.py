@@ -1,8 +1,6 @@
 """An output's provenance, worded once from its `Record`: the line under it and the whole record it opens onto, the
 Provenance table, the count of origins, the notebooks and `make diff`. Every value is escaped where it is HTML."""
 
-from __future__ import annotations
-
 import html
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping

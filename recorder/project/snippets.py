@@ -8,8 +8,6 @@ at the top of `snippets/` (the figure writer) is shared by every part.
 Everything here reads files and package metadata only: deciding what is stale never imports torch.
 """
 
-from __future__ import annotations
-
 import ast
 import hashlib
 import re

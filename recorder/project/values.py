@@ -9,8 +9,6 @@ of its lines agree, and how a number one snippet types, which prose or a figure 
 that prints it from the model.
 """
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +22,9 @@ from recorder.project.manifest import OUTPUTS_DIR
 
 VALUES_FILE = "values.yml"
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
+# What a field of a template line matches: nothing after its last field; anything, or nothing, for `{}`; else a
+# value, which an empty text would not be.
+_GROUPS = {None: "", "": "(.*?)"}
 
 
 class TemplateError(RecorderError):
@@ -108,15 +109,7 @@ def _fields(line: str) -> list[tuple[str, str | None]]:
 
 def _pattern(fields: list[tuple[str, str | None]]) -> str:
     """The regular expression a template line's output line matches: its literal text, a group for each field."""
-    return "".join(re.escape(literal) + _group(name) for literal, name in fields)
-
-
-def _group(name: str | None) -> str:
-    if name is None:  # after the line's last field
-        return ""
-    if name == "":  # `{}`: anything, or nothing
-        return "(.*?)"
-    return "(.+?)"  # a value, which an empty text would not be
+    return "".join(re.escape(literal) + _GROUPS.get(name, "(.+?)") for literal, name in fields)
 
 
 def _listed(names: list[str]) -> str:
@@ -154,7 +147,6 @@ def _template(root: Path, part: str, output: str, text: object, where: str) -> T
         raise TemplateError(f"{where}: `{output}` needs a template: the text of the output it reads.")
     lines = tuple(text.rstrip("\n").split("\n"))
     names = tuple(dict.fromkeys(name for line in lines for _, name in _fields(line) if name))
-    for name in names:
-        if not _NAME.fullmatch(name):
-            raise TemplateError(f"{where}: value `{name}` is not a name (lower case, digits, `_`).")
+    if wrong := [name for name in names if not _NAME.fullmatch(name)]:
+        raise TemplateError(f"{where}: value `{wrong[0]}` is not a name (lower case, digits, `_`).")
     return Template(part, output, lines, names, (root / SNIPPETS_DIR / part / f"{output}.py").is_file())

@@ -1,7 +1,5 @@
 """The companion notebooks, written by the record step as recorder/project/notebooks.py works them out."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 
 from recorder.project.config import Project

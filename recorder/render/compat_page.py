@@ -4,8 +4,6 @@ A row whose snippet or recorded output changed since shows "not yet checked", ne
 gone. Every text from the file is escaped (`visible`): it holds what snippets printed.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import Any
 

@@ -19,8 +19,6 @@ the conversion would lose (a value in an HTML tag, say) and a link to no page, f
 which MkDocs' validation and Zensical's would refuse.
 """
 
-from __future__ import annotations
-
 import posixpath
 import re
 from collections.abc import Callable

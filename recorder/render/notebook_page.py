@@ -1,7 +1,5 @@
 """A notebook's page as mkdocs-jupyter renders it, made to load nothing from elsewhere and to paint early."""
 
-from __future__ import annotations
-
 import re
 
 from recorder.project.errors import PageError

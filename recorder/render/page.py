@@ -2,8 +2,6 @@
 figures and tables, read from what was recorded. Engine-free: the state checks every page through it, and the
 Markdown extension renders through it."""
 
-from __future__ import annotations
-
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field

@@ -5,8 +5,6 @@ pinned one: the page's tokenizer can only ever read what the recorded outputs we
 checks the same digest again when it fetches them (the `integrity` of the request).
 """
 
-from __future__ import annotations
-
 import base64
 from dataclasses import dataclass
 from pathlib import Path
