@@ -91,7 +91,9 @@ class RecordedOutputs(Directives):
         prepared.noted(problem_note, problem_inline)
         stale = set(self.checked()[1].stale)
         prepared.outputs = [
-            (directive, _stale_note(directive.file) if _shows_output_of(directive, stale) else html)
+            (directive, _stale_note(directive.file))
+            if isinstance(directive, Example | Figure) and directive.name in stale
+            else (directive, html)
             for directive, html in prepared.outputs
         ]
         return None
@@ -100,10 +102,6 @@ class RecordedOutputs(Directives):
         """A preview's problems are on its pages: the build goes on."""
         if not self.getConfig("preview"):
             super().converted(prepared)
-
-
-def _shows_output_of(directive: object, stale: set[str]) -> bool:
-    return isinstance(directive, Example | Figure) and directive.name in stale
 
 
 def _stale_note(file: str) -> str:

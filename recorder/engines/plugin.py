@@ -54,24 +54,23 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
                 f"`{EXTENSION}` Markdown extension, which renders the pages' directives: add "
                 f"`- {EXTENSION}` under `markdown_extensions:`."
             )
-        path = Path(config.config_file_path)
+        path, options = Path(config.config_file_path), config.mdx_configs.get(EXTENSION, {})
+        # A preview (`python -m recorder serve`) renders the pages anyway, each saying why; in the terminal, too.
+        preview = bool(options.get("preview"))
         try:
             self.project = Project.load(path.parent, path)
             self.parts = {part.name: part for part in self.project.parts()}
-            current = state.current(self.project)  # kept: the configuration worked it out moments ago
+            # The state of the file MkDocs reads, which a build run in-process may not have named on its command line.
+            with engine_config.reading(path, preview=preview):
+                digest = engine_config.checked()
+        except engine_config.Unpublishable as error:  # as MkDocs stops a build: the message alone, no traceback
+            raise Abort(f"Error: {error}") from None
         except RecorderError as error:
             raise PluginError(str(error)) from None
-        options = config.mdx_configs.get(EXTENSION, {})
-        # A preview (`python -m recorder serve`) renders the pages anyway, each saying why; in the terminal, too.
-        self.banner = banner(current.problems, options.get("preview_note", "")) if options.get("preview") else ""
-        if current.failure and self.banner:
+        current = state.current(self.project)  # kept, worked out moments ago: with problems only in a preview
+        self.banner = banner(current.problems, options.get("preview_note", "")) if preview else ""
+        if current.failure:
             log.warning(current.failure)
-        elif current.failure:
-            # Abort, as MkDocs stops a build, reporting the message alone, without a traceback.
-            raise Abort(f"Error: {current.failure}")
-        # The state of the file MkDocs reads, which a build run in-process may not have named on its command line.
-        with engine_config.reading(path, preview=bool(self.banner)):
-            digest = engine_config.checked()
         config.mdx_configs[EXTENSION] = {**options, "state": digest, "notebook_pages": True}
         config.mdx_configs["pymdownx.snippets"] = self.project.snippet_settings()
         self.repository = self._repository(config)

@@ -78,7 +78,8 @@ class Template:
         """Each value that `template`, the template's line `number`, names, as (name, value) read from `line`."""
         fields = _fields(template)
         names = [name for _, name in fields if name is not None]  # "" for `{}`
-        if (match := re.fullmatch(_pattern(fields), line)) is None:
+        pattern = "".join(re.escape(literal) + _GROUPS.get(name, "(.+?)") for literal, name in fields)
+        if (match := re.fullmatch(pattern, line)) is None:
             raise TemplateError(
                 f"value {_listed([name for name in names if name] or list(self.names))}: line "
                 f"{number} of {self.output_file} reads {line!r}, which the template line {template!r} in "
@@ -105,11 +106,6 @@ def _fields(line: str) -> list[tuple[str, str | None]]:
     except ValueError as error:
         raise TemplateError(f"template line {line!r}: {error}. Write a literal brace as `{{{{` or `}}}}`.") from None
     return [(literal, name) for literal, name, _, _ in parsed]
-
-
-def _pattern(fields: list[tuple[str, str | None]]) -> str:
-    """The regular expression a template line's output line matches: its literal text, a group for each field."""
-    return "".join(re.escape(literal) + _GROUPS.get(name, "(.+?)") for literal, name in fields)
 
 
 def _listed(names: list[str]) -> str:

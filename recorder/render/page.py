@@ -107,8 +107,11 @@ def _prepare(directive: Directive, outputs: Outputs, prepared: PreparedPage) -> 
 
 def _markdown(directive: _BecomesMarkdown, outputs: Outputs) -> list[str]:
     """The lines replacing the directive's, indented as it is."""
-    if isinstance(directive, Parts):
-        lines = _part_list(outputs)
+    if isinstance(directive, Parts):  # a link to each part's page under its title, with its page's description
+        lines = [
+            f"- [{title}]({part}.md): {outputs.descriptions.get(part, '').rstrip('.')}."
+            for part, title in outputs.parts.items()
+        ]
     else:
         lines = fence(outputs.root, directive.file, directive.section, directive.highlight)
         # An example's directive stays, after its fence, as the paragraph its output takes.
@@ -149,11 +152,3 @@ def with_fences(lines: list[str], prepared: PreparedPage) -> list[str]:
     for directive, fence_lines in sorted(prepared.fences, key=lambda fence: fence[0].line, reverse=True):
         lines[directive.line : directive.line + 1] = fence_lines
     return lines
-
-
-def _part_list(outputs: Outputs) -> list[str]:
-    """`{{ parts }}` as Markdown: a link to each part's page under its title, with its page's description."""
-    descriptions = outputs.descriptions
-    return [
-        f"- [{title}]({part}.md): {descriptions.get(part, '').rstrip('.')}." for part, title in outputs.parts.items()
-    ]
