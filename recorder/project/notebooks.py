@@ -99,6 +99,8 @@ def _notebook_problem(
     try:
         expected = generate(project, outputs, part)
     except PageError:  # the page's own problems name the directive and its fix
+        if not lags(part, stale):  # fixing the page is all it takes: a problem that only follows from those
+            return None
         return problem(
             f"{name} cannot be regenerated while the code or outputs {page} shows cannot be rendered: once they "
             "can, run `make record`, which rewrites it, and commit it."
