@@ -9,8 +9,6 @@ serves beside its pages (the snippets, the manifest, the tokenizer's files) are 
 `<docs_dir>/generated/`, where either engine serves them as it serves any file.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 import os
@@ -23,7 +21,6 @@ from recorder.project.config import GENERATED, NOTEBOOKS_DIR, PUBLISHED_DIR, REQ
 from recorder.project.errors import RecorderError
 from recorder.project.findings import Finding, Severity, problem
 from recorder.project.manifest import LOCK, MANIFEST_NAME, OUTPUTS_DIR, TRANSACTION
-from recorder.project.outputs import Outputs
 
 STATE_FILE = "state.json"
 _SKIPPED = {TRANSACTION, LOCK, "__pycache__"}
@@ -43,16 +40,16 @@ class State:
     @property
     def problems(self) -> tuple[str, ...]:
         """What makes the state unpublishable, each with its fix."""
-        return tuple(found.message for found in self.findings if found.severity is Severity.PROBLEM)
+        return tuple(finding.message for finding in self.findings if finding.severity is Severity.PROBLEM)
 
     @property
     def notices(self) -> tuple[str, ...]:
-        return tuple(found.message for found in self.findings if found.severity is Severity.NOTICE)
+        return tuple(finding.message for finding in self.findings if finding.severity is Severity.NOTICE)
 
     @property
     def recordable(self) -> bool:
         """Whether `make record` would fix one of the problems."""
-        return any(found.recordable for found in self.findings)
+        return any(finding.recordable for finding in self.findings)
 
     @property
     def failure(self) -> str | None:
@@ -75,32 +72,30 @@ def inputs(project: Project) -> list[Path]:
         (docs, "*.md"),
         (docs / NOTEBOOKS_DIR, "*.ipynb"),
         (root / "compat", "*.json"),
+        # The code that judges the state, and words what the pages say of it, is an input too: the whole package.
+        (Path(__file__).parents[1], "**/*.py"),
     ]
-    found = [project.config_file, root / REQUIREMENTS]
-    # The code that judges the state, and words what the pages say of it, is an input too: the whole package.
-    folders.append((Path(__file__).parents[1], "**/*.py"))
-    for folder, pattern in folders:
-        found += sorted(
+    return [
+        project.config_file,
+        root / REQUIREMENTS,
+        *(
             path
-            for path in folder.glob(pattern)
+            for folder, pattern in folders
+            for path in sorted(folder.glob(pattern))
             if path.is_file() and _SKIPPED.isdisjoint(path.relative_to(folder).parts)
-        )
-    return found
+        ),
+    ]
 
 
 def digest(project: Project) -> str:
     """The content of every input, the libraries installed and the repository's variables, as one digest."""
-    hashed = hashlib.sha256()
-    for path in inputs(project):
-        hashed.update(f"{path}\0{path.stat().st_size}\0".encode())
-        hashed.update(path.read_bytes())
+    files = [f"{path}\0{path.stat().st_size}\0".encode() + path.read_bytes() for path in inputs(project)]
     environment = {
         "python": sys.version,
         "installed": installed(),
         "repository": repr(repository.from_environment(os.environ)),
     }
-    hashed.update(json.dumps(environment, sort_keys=True).encode())
-    return hashed.hexdigest()
+    return hashlib.sha256(b"".join([*files, json.dumps(environment, sort_keys=True).encode()])).hexdigest()
 
 
 def installed() -> list[str]:
@@ -132,32 +127,26 @@ def work_out(project: Project, content: str) -> State:
 def _problems(project: Project, content: str) -> State:
     """Every problem, in one round: what to fix by hand (a part's description, a template, a page), then what `make
     record` rewrites (outputs, notebooks), each named once. A problem that only follows from another one is left
-    out: a page quoting a value of a broken template, a missing output or a notebook that differs for a stale one."""
+    out: a page quoting a value of a broken template, a missing output or a notebook that differs for a stale one.
+    The project is read once, into what the pages may read: the pages' own checks read nothing else of it."""
     # Imported here: a build whose state is already known reads none of them.
-    from recorder.project.outputs import read_outputs
+    from recorder.project.notebooks import stale_notebooks
+    from recorder.project.outputs import read_outputs, unused_values
     from recorder.project.snippets import discover
     from recorder.project.staleness import missing_output, stale_outputs
-    from recorder.record import notebook
+    from recorder.project.values import templates
+    from recorder.render.conversion import pages_problems
 
+    copies = {f"{GENERATED}/{name}" for name in site_copies(project)}
     outputs = read_outputs(project, repository.from_environment(os.environ))
     lagging = stale_outputs(project, discover(project.root), outputs.records)
-    stale = {found.snippet for found in lagging if found.snippet}
-    recorded = lagging + notebook.stale_notebooks(project, outputs, stale)
-    said = [found.message for found in lagging] + list(map(missing_output, stale))
-    return State(content, tuple(_by_hand(project, outputs, said) + recorded), stale=tuple(sorted(stale)))
-
-
-def _by_hand(project: Project, outputs: Outputs, said: list[str]) -> list[Finding]:
-    """What to fix by hand: a part's description, a template whose snippet is gone, a page; not what `said` says."""
-    from recorder.project.values import templates
-    from recorder.render.conversion import pages_problems  # as in _problems
-    from recorder.render.page import unused_values
-
+    stale = {finding.snippet for finding in lagging if finding.snippet}
     orphaned = [template.orphaned for part in outputs.parts for template in templates(project.root, part)]
-    found = project.undescribed() + [message for message in orphaned if message]
-    copies = {f"{GENERATED}/{name}" for name in site_copies(project)}
-    messages = found + pages_problems(project, outputs, copies, {*found, *said}) + unused_values(project, outputs)
-    return [problem(message) for message in messages]
+    by_hand = project.undescribed() + [message for message in orphaned if message]
+    said = {*by_hand, *(finding.message for finding in lagging), *map(missing_output, stale)}
+    messages = by_hand + pages_problems(outputs, copies, said) + unused_values(outputs)
+    recorded = lagging + stale_notebooks(project, outputs, stale)
+    return State(content, tuple(map(problem, messages)) + tuple(recorded), stale=tuple(sorted(stale)))
 
 
 def current(project: Project) -> State:
@@ -167,33 +156,39 @@ def current(project: Project) -> State:
     state = _read_kept(kept)
     if state and state.digest == content and all((kept.parent / copy).is_file() for copy in state.copies):
         return state
-    state = work_out(project, content)
-    if not state.problems:
-        state = replace(state, copies=write_copies(project))
-    _write(kept, (json.dumps(asdict(state), indent=2) + "\n").encode())
-    return state
+    return _keep(project, work_out(project, content))
 
 
 def _read_kept(path: Path) -> State | None:
     """The state kept at `path`; None where there is none, or it cannot be read (it is then worked out anew)."""
     try:
         kept = json.loads(path.read_text(encoding="utf-8"))
-        findings = tuple(Finding(**{**found, "severity": Severity(found["severity"])}) for found in kept["findings"])
+        findings = tuple(Finding(**{**item, "severity": Severity(item["severity"])}) for item in kept["findings"])
         return State(kept["digest"], findings, tuple(kept["copies"]), tuple(kept["stale"]))
     except (OSError, ValueError, TypeError, KeyError):
         return None
 
 
-def write_copies(project: Project) -> tuple[str, ...]:
-    """Write what the site serves beside its pages into generated/: each snippet's source (which each output
-    links to), the manifest (for tools) and GPT-2's tokenizer files (for Part 1's "Try it" box). Returns their
-    paths inside generated/."""
-    folder = generated_dir(project)
-    copies = {name: source for name, source in site_copies(project).items() if source.is_file()}
-    _remove_stale_copies(folder, keep=set(copies) | {STATE_FILE})
-    for name, source in copies.items():
-        _write(folder / name, source.read_bytes())
-    return tuple(copies)
+def _keep(project: Project, state: State) -> State:
+    """Write `state` into generated/, and, where it can be published, what the site serves beside its pages: each
+    snippet's source (which each output links to), the manifest (for tools) and GPT-2's tokenizer files (for Part
+    1's "Try it" box), deleting any other file there, such as the copy of a snippet that is gone. Returns it with
+    the paths of those copies inside generated/."""
+    from recorder.record.store import replace_file  # as work_out's imports: a known state writes nothing
+
+    folder, files = generated_dir(project), {}
+    if not state.problems:
+        files = {name: source.read_bytes() for name, source in site_copies(project).items() if source.is_file()}
+        for path in folder.rglob("*"):
+            if path.is_file() and path.relative_to(folder).as_posix() not in {*files, STATE_FILE}:
+                path.unlink()
+        state = replace(state, copies=tuple(files))
+    files[STATE_FILE] = (json.dumps(asdict(state), indent=2) + "\n").encode()  # last: it vouches for the copies
+    for name, data in files.items():
+        # Only where it differs: a live reload watching the folder sees no change where there is none.
+        if not ((path := folder / name).is_file() and path.read_bytes() == data):
+            replace_file(path, data)
+    return state
 
 
 def site_copies(project: Project) -> dict[str, Path]:
@@ -210,29 +205,3 @@ def site_copies(project: Project) -> dict[str, Path]:
     files[f"{OUTPUTS_DIR}/{MANIFEST_NAME}"] = root / OUTPUTS_DIR / MANIFEST_NAME
     files |= {copy.site_path: copy.source for copy in verified()}
     return files
-
-
-def _remove_stale_copies(folder: Path, keep: set[str]) -> None:
-    """Delete the files of `folder` not named in `keep`, such as the copy of a snippet that is gone."""
-    if not folder.is_dir():
-        return
-    for path in folder.rglob("*"):
-        if path.is_file() and path.relative_to(folder).as_posix() not in keep:
-            path.unlink()
-
-
-def _write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` whole, and only when it differs: a live reload watching the folder sees no change
-    where there is none."""
-    from recorder.record.store import replace_file  # as work_out's imports: a known state writes nothing
-
-    if not (path.is_file() and path.read_bytes() == data):
-        replace_file(path, data)
-
-
-def check(project: Project) -> State:
-    """The current state; raises Unpublishable, listing every problem, unless it can be published."""
-    state = current(project)
-    if state.failure:
-        raise Unpublishable(state.failure)
-    return state

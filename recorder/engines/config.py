@@ -8,8 +8,6 @@ it as both engines' command lines do, and MkDocs' plugin, which MkDocs hands the
 (recorder/engines/plugin.py).
 """
 
-from __future__ import annotations
-
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,8 +22,9 @@ from recorder.project.config import CONFIG_FILE, Project
 from recorder.project.errors import RecorderError
 
 _CHECKED: dict[str, tuple[Path, State]] = {}  # digest -> the configuration file whose state it is, and the state
-_READING: list[Path] = []  # the file a build in this process reads (`reading`), where the command line does not say
-_PREVIEWS: list[bool] = []  # whether that build is a preview, which shows a state that cannot be published
+# The file a build in this process reads (`reading`), where the command line does not say, and whether that build is a
+# preview, which shows a state that cannot be published.
+_READING: list[tuple[Path, bool]] = []
 
 
 class Unpublishable(state.Unpublishable, yaml.YAMLError):
@@ -37,20 +36,18 @@ class Unpublishable(state.Unpublishable, yaml.YAMLError):
 def reading(config_file: Path, *, preview: bool = False) -> Iterator[None]:
     """For a build this process runs itself (the preview): the configuration file it reads; in a preview, a state
     that cannot be published is shown, not refused."""
-    _READING.append(config_file.resolve())
-    _PREVIEWS.append(preview)
+    _READING.append((config_file.resolve(), preview))
     try:
         yield
     finally:
         _READING.pop()
-        _PREVIEWS.pop()
 
 
 def configuration_file(argv: list[str] | None = None) -> Path:
     """The configuration file the engine running in this process reads: as both MkDocs' and Zensical's command lines
     take it, the one `-f` or `--config-file` names, else mkdocs.yml in the folder it runs in."""
     if _READING:
-        return _READING[-1]
+        return _READING[-1][0]
     arguments = sys.argv[1:] if argv is None else argv
     for index, argument in enumerate(arguments):
         if argument in ("-f", "--config-file") and index + 1 < len(arguments):
@@ -60,13 +57,9 @@ def configuration_file(argv: list[str] | None = None) -> Path:
     return (Path.cwd() / CONFIG_FILE).resolve()
 
 
-def _under_zensical() -> bool:
-    """Zensical runs Python-Markdown from its own package, which MkDocs never loads."""
-    return "zensical" in sys.modules
-
-
 def _project(path: Path) -> Project:
-    if _under_zensical() and Path.cwd().resolve() != path.parent:  # its pymdownx.snippets reads base_path from there
+    # Under Zensical (whose package MkDocs never loads), pymdownx.snippets reads base_path from the folder it runs in.
+    if "zensical" in sys.modules and Path.cwd().resolve() != path.parent:
         raise Unpublishable(
             f"Zensical reads the snippets from the folder it runs in, not from {path.name}'s: "
             f"run it from {path.parent}."
@@ -81,11 +74,11 @@ def checked(config_file: str | None = None) -> str:
     """Called by an engine from its configuration file (or by the extension, given the file): the state's digest,
     once it is publishable, or in a preview."""
     path = Path(config_file).resolve() if config_file else configuration_file()
-    found = state.current(_project(path))
-    if found.failure and not (_PREVIEWS and _PREVIEWS[-1]):
-        raise Unpublishable(found.failure)
-    _CHECKED[found.digest] = (path, found)
-    return found.digest
+    current = state.current(_project(path))
+    if current.failure and not (_READING and _READING[-1][1]):
+        raise Unpublishable(current.failure)
+    _CHECKED[current.digest] = (path, current)
+    return current.digest
 
 
 def checked_as(digest: str) -> tuple[Path, State] | None:

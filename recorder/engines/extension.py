@@ -14,8 +14,6 @@ or value that cannot be shown, or an output recorded from an older version of it
 its place.
 """
 
-from __future__ import annotations
-
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -72,18 +70,18 @@ class RecordedOutputs(Directives):
     def checked(self) -> tuple[Path, State]:
         """The configuration file and the state the page is rendered from, read when a page is converted, not when
         the extension is made: MkDocs makes one to check its options."""
-        found = engine_config.checked_as(self.getConfig("state"))
-        if found is None:  # no engine computed it: work it out here, from the project's folder
+        checked = engine_config.checked_as(self.getConfig("state"))
+        if checked is None:  # no engine computed it: work it out here, from the project's folder
             given = Path(self.getConfig("project")).resolve()
-            found = engine_config.checked_as(
+            checked = engine_config.checked_as(
                 engine_config.checked(str(given / "mkdocs.yml" if given.is_dir() else given))
             )
-        assert found is not None, "recorder.engines.config.checked keeps each state it returns"
-        return found
+        assert checked is not None, "recorder.engines.config.checked keeps each state it returns"
+        return checked
 
     def read(self) -> Outputs:
-        config_file, found = self.checked()
-        return _recorded(config_file, found.digest)
+        config_file, checked = self.checked()
+        return _recorded(config_file, checked.digest)
 
     def prepared(self, prepared: PreparedPage) -> None:
         """In a preview, each directive that cannot render, and each output recorded from an older version of its
@@ -93,7 +91,9 @@ class RecordedOutputs(Directives):
         prepared.noted(problem_note, problem_inline)
         stale = set(self.checked()[1].stale)
         prepared.outputs = [
-            (directive, _stale_note(directive.file) if _shows_output_of(directive, stale) else html)
+            (directive, _stale_note(directive.file))
+            if isinstance(directive, Example | Figure) and directive.name in stale
+            else (directive, html)
             for directive, html in prepared.outputs
         ]
         return None
@@ -102,10 +102,6 @@ class RecordedOutputs(Directives):
         """A preview's problems are on its pages: the build goes on."""
         if not self.getConfig("preview"):
             super().converted(prepared)
-
-
-def _shows_output_of(directive: object, stale: set[str]) -> bool:
-    return isinstance(directive, Example | Figure) and directive.name in stale
 
 
 def _stale_note(file: str) -> str:
@@ -123,10 +119,10 @@ class _Banner(Treeprocessor):
         self.extension = extension
 
     def run(self, root: Element) -> None:
-        found, note = self.extension.checked()[1], str(self.extension.getConfig("preview_note"))
-        if found.problems or note:
+        checked, note = self.extension.checked()[1], str(self.extension.getConfig("preview_note"))
+        if checked.problems or note:
             paragraph = Element("p")
-            paragraph.text = self.md.htmlStash.store(banner(found.problems, note))
+            paragraph.text = self.md.htmlStash.store(banner(checked.problems, note))
             root.insert(0, paragraph)
 
 

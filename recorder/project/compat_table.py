@@ -4,8 +4,6 @@ A row whose snippet or recorded output changed since is not yet checked: the pag
 that is gone. `make compat`, the page and `python -m recorder check` all read the table here.
 """
 
-from __future__ import annotations
-
 import json
 from pathlib import Path
 from typing import Any, NamedTuple

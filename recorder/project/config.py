@@ -28,6 +28,8 @@ REQUIREMENTS = "requirements.txt"
 # In the docs folder: each part's notebook; and, git-ignored, the state and the copies the site publishes.
 NOTEBOOKS_DIR = "notebooks"
 GENERATED = "generated"
+# The options that state something of outputs taken from the article, by output.
+_STATEMENTS = ("published_with", "published_in_prose")
 # A page's front matter, as MkDocs and Zensical read it.
 _FRONT_MATTER = re.compile(r"\A-{3}[ \t]*\n(.*?\n|)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
 
@@ -137,24 +139,25 @@ class Project:
         return self.config.get("nav") or []
 
     def markdown_extensions(self) -> dict[str, dict[str, Any]]:
-        """Each Markdown extension `markdown_extensions:` lists, in its order, with its options as written."""
-        found: dict[str, dict[str, Any]] = {}
+        """Each Markdown extension `markdown_extensions:` lists, in its order, with its options as written, but
+        pymdownx.snippets' base paths: from the project's folder (`snippet_settings`)."""
+        listed: dict[str, dict[str, Any]] = {}
         for entry in self.config.get("markdown_extensions") or []:
             for name, options in ({entry: None} if isinstance(entry, str) else entry).items():
-                found[name] = dict(options or {})
-        return found
-
-    def extension_options(self, name: str) -> dict[str, Any] | None:
-        """The options of Markdown extension `name` as `markdown_extensions:` lists them; None if it is not listed."""
-        return self.markdown_extensions().get(name)
+                listed[name] = self._from_root(options or {}) if name == "pymdownx.snippets" else dict(options or {})
+        return listed
 
     def snippet_settings(self) -> dict[str, Any]:
         """pymdownx.snippets' options, its base paths taken from the project's folder, so that the pages' includes and
         the notebooks' cells read the same files wherever the engine runs."""
-        settings = self.extension_options("pymdownx.snippets") or {}
+        return self.markdown_extensions().get("pymdownx.snippets") or self._from_root({})
+
+    def _from_root(self, settings: dict[str, Any]) -> dict[str, Any]:
         bases = settings.get("base_path", ["."])
-        settings["base_path"] = [str(self.root / base) for base in ([bases] if isinstance(bases, str) else bases)]
-        return settings
+        return {
+            **settings,
+            "base_path": [str(self.root / base) for base in ([bases] if isinstance(bases, str) else bases)],
+        }
 
     def page(self, name: str) -> tuple[str, dict[str, Any]]:
         """A page of the docs folder: its Markdown without front matter, and its front matter."""
@@ -162,8 +165,8 @@ class Project:
 
     def description(self, part: Part) -> str:
         """The `description` of the part's page, as its front matter gives it; "" where it gives none."""
-        found = self.page(part.page)[1].get("description")
-        return found.strip() if isinstance(found, str) else ""
+        description = self.page(part.page)[1].get("description")
+        return description.strip() if isinstance(description, str) else ""
 
     def undescribed(self) -> list[str]:
         """A problem for each part whose page has no `description`: the Series page would list it with none."""
@@ -179,23 +182,21 @@ class Project:
         """Every folder of snippets/ with its page, in the navigation's order and named as it names them; a
         folder without a page or a line in `nav:` is an error."""
         titles = {page: title for title, page in pages_of(self.nav)}
-        docs = self.docs_path
-        found = []
+        parts = []
         for name in part_names(self.root):
             page = f"{name}.md"
             if not (self.docs_dir / page).is_file():
                 raise ProjectError(
                     f"{SNIPPETS_DIR}/{name}/ has no page: a part is a page, a folder and a line in "
-                    f"`nav:`. Write {docs}/{page}, or move the folder's snippets into a part's folder."
+                    f"`nav:`. Write {self.docs_path}/{page}, or move the folder's snippets into a part's folder."
                 )
             if page not in titles:
                 raise ProjectError(
-                    f"{docs}/{page} is not in `nav:` of {self.config_file.name}: a part is a page, a "
+                    f"{self.docs_path}/{page} is not in `nav:` of {self.config_file.name}: a part is a page, a "
                     f'folder and a line in `nav:`. Add `- "Part N: Title": {page}` there.'
                 )
-            found.append(Part(name, page, titles[page]))
-        order = list(titles)
-        return sorted(found, key=lambda part: order.index(part.page))
+            parts.append(Part(name, page, titles[page]))
+        return sorted(parts, key=lambda part: list(titles).index(part.page))
 
 
 def split_front_matter(text: str) -> tuple[str, dict[str, Any]]:
@@ -214,8 +215,8 @@ def pages_of(nav: Any, title: str = "") -> list[tuple[str, str]]:
     if isinstance(nav, str):
         return [(title, nav)]
     if isinstance(nav, dict):
-        return [found for name, item in nav.items() for found in pages_of(item, name)]
-    return [found for item in nav for found in pages_of(item)] if isinstance(nav, list) else []
+        return [entry for name, item in nav.items() for entry in pages_of(item, name)]
+    return [entry for item in nav for entry in pages_of(item)] if isinstance(nav, list) else []
 
 
 def plugin_options(config_name: str, config: dict[str, Any]) -> Any:
@@ -234,82 +235,68 @@ def plugin_options(config_name: str, config: dict[str, Any]) -> Any:
     )
 
 
-def validated(config_name: str, options: Any, root: Path) -> Options:
-    """The plugin's options, checked; an error names the configuration file and the option."""
-    if not isinstance(options, dict | None):
+def validated(config_name: str, written: Any, root: Path) -> Options:
+    """The plugin's options, checked; an error names the configuration file, the option and the fix."""
+    if not isinstance(written, dict | None):
         raise ProjectError(
             f"{config_name}: plugin `{PLUGIN}` takes its options as a mapping, "
             f"`- {PLUGIN}:` followed by indented `name: value` lines."
         )
-    options = dict(options or {})
-    options.pop("enabled", None)  # the engine's own switch for every plugin
-    _check_known(config_name, options)
-    _check_texts(config_name, options)
-    for option in ("published_with", "published_in_prose"):  # written with no entries, YAML reads None
-        options[option] = options.get(option) or {}
-    _check_published_with(config_name, options["published_with"])
-    _check_published_in_prose(config_name, options["published_in_prose"])
-    _check_published_files(config_name, root, options)
+    # `enabled` is the engine's own switch for every plugin; an option written with no entries, YAML reads as None.
+    options = {name: value for name, value in (written or {}).items() if name != "enabled"}
+    options |= {option: options.get(option) or {} for option in _STATEMENTS}
+    if refused := _refused(options) or _unpublished(options, root):
+        raise ProjectError(f"{config_name}: plugin `{PLUGIN}`, option `{refused[0]}`: {refused[1]}")
     return Options(**options)
 
 
-def _refused(config_name: str, option: str, problem: str) -> ProjectError:
-    return ProjectError(f"{config_name}: plugin `{PLUGIN}`, option `{option}`: {problem}")
-
-
-def _check_known(config_name: str, options: dict[str, Any]) -> None:
-    if unknown := sorted(set(options) - set(Options.__dataclass_fields__)):
-        raise _refused(config_name, unknown[0], f"unknown option. Known: {', '.join(Options.__dataclass_fields__)}.")
-
-
-def _check_texts(config_name: str, options: dict[str, Any]) -> None:
+def _refused(options: dict[str, Any]) -> tuple[str, str] | None:
+    """The first option, in this order, that is unknown or not of its kind, with why; None if none is."""
+    known = list(Options.__dataclass_fields__)
+    if unknown := sorted(set(options) - set(known)):
+        return unknown[0], f"unknown option. Known: {', '.join(known)}."
     for option in ("published_article", "llms_section"):
         if not isinstance(options.get(option, ""), str):
-            raise _refused(config_name, option, f"expected text, not {type(options[option]).__name__}.")
-
-
-def _check_published_with(config_name: str, stated: Any) -> None:
-    """`published_with`: for each output, each package the article states it was run with, and its version."""
-    if not isinstance(stated, dict):
-        raise _refused(
-            config_name, "published_with", "expected a mapping of outputs to what the article states for each."
+            return option, f"expected text, not {type(options[option]).__name__}."
+    if problem := _published_with_problem(options["published_with"]):
+        return "published_with", problem
+    sentences = options["published_in_prose"]
+    if not isinstance(sentences, dict) or not all(isinstance(text, str) and text for text in sentences.values()):
+        return "published_in_prose", (
+            'expected a mapping of outputs to the sentence the article states each in, e.g. {PART/NAME: "..."}.'
         )
+    return None
+
+
+def _published_with_problem(stated: Any) -> str | None:
+    """What is wrong with `published_with`: for each output, each package the article states it was run with, and
+    its version, quoted."""
+    if not isinstance(stated, dict):
+        return "expected a mapping of outputs to what the article states for each."
     for output, versions in stated.items():
         if not isinstance(versions, dict) or not versions:
-            raise _refused(
-                config_name,
-                "published_with",
-                f'{output}: name each package with its version, quoted, e.g. {{transformers: "5.17.0"}}',
-            )
+            return f'{output}: name each package with its version, quoted, e.g. {{transformers: "5.17.0"}}'
         for package, version in versions.items():
             if not isinstance(version, str):  # YAML reads 5.10 as the number 5.1
-                raise _refused(
-                    config_name,
-                    "published_with",
-                    f"{output}: the version of `{package}` is {version!r}, a "
-                    f"{type(version).__name__}, not text: quote it as the article states "
-                    f'it, e.g. {package}: "5.17.0"',
+                return (
+                    f"{output}: the version of `{package}` is {version!r}, a {type(version).__name__}, not text: "
+                    f'quote it as the article states it, e.g. {package}: "5.17.0"'
                 )
+    return None
 
 
-def _check_published_in_prose(config_name: str, sentences: Any) -> None:
-    """`published_in_prose`: for each output the article states in a sentence, that sentence."""
-    if not isinstance(sentences, dict) or not all(isinstance(text, str) and text for text in sentences.values()):
-        raise _refused(
-            config_name,
-            "published_in_prose",
-            'expected a mapping of outputs to the sentence the article states each in, e.g. {PART/NAME: "..."}.',
-        )
-
-
-def _check_published_files(config_name: str, root: Path, options: dict[str, Any]) -> None:
-    """Every output the statements name is one the article published, in published/."""
-    for option in ("published_with", "published_in_prose"):
-        for name in options[option]:
-            if not (root / PUBLISHED_DIR / f"{name}.txt").exists():
-                raise _refused(
-                    config_name,
-                    option,
-                    f"names {name}, but {PUBLISHED_DIR}/{name}.txt does not exist. Name only outputs the article "
-                    "published.",
-                )
+def _unpublished(options: dict[str, Any], root: Path) -> tuple[str, str] | None:
+    """The first output the statements name that the article did not publish, in published/."""
+    return next(
+        (
+            (
+                option,
+                f"names {name}, but {PUBLISHED_DIR}/{name}.txt does not exist. Name only outputs the article "
+                "published.",
+            )
+            for option in _STATEMENTS
+            for name in options[option]
+            if not (root / PUBLISHED_DIR / f"{name}.txt").exists()
+        ),
+        None,
+    )

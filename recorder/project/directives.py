@@ -1,8 +1,6 @@
 """A page's directives (CONTRIBUTING.md, "Edit prose"), parsed once into typed values, from which both the page's
 conversion (recorder/engines/extension.py) and the companion notebook work."""
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 
@@ -106,15 +104,15 @@ def parse(markdown: str) -> list[Directive]:
     """Every directive of `markdown` outside code, in page order, validated."""
     lines = markdown.split("\n")  # as Python-Markdown splits it, so `line` numbers its lines
     fenced = _fenced(lines)
-    found: list[Directive] = []
+    directives: list[Directive] = []
     for number, line in enumerate(lines):
         for token in [] if number in fenced else _TOKEN.finditer(line):
             body = token.group("loose") if token.group("body") is None else token.group("body")
             if body is not None:  # not a code span
                 before, after = line[: token.start()], line[token.end() :]
                 alone = not before.strip(" \t") and not after.strip(" \t")
-                found.append(_directive(body, token.group(0), number, before if alone else None))
-    return found
+                directives.append(_directive(body, token.group(0), number, before if alone else None))
+    return directives
 
 
 def _fenced(lines: list[str]) -> set[int]:

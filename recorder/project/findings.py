@@ -1,7 +1,5 @@
 """What a check finds: one type for every problem and notice, whoever finds it."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from enum import StrEnum
 

@@ -5,10 +5,7 @@ attributes of a `Record`. A manifest that is not one, by a hand edit or a merge 
 naming the file, the entry and the fix.
 """
 
-from __future__ import annotations
-
 import json
-import types
 import typing
 from dataclasses import MISSING, asdict, dataclass, fields, is_dataclass
 from enum import StrEnum
@@ -68,6 +65,11 @@ class Article:
     exact_lines: int  # lines that both stand-ins printed alike, equal to the article's
     weight_dependent_lines: int  # lines that depend on weight values, compared by form
 
+    @property
+    def revision(self) -> str | None:
+        """The revision of GPT-2 the article states its output was printed with, if it states one."""
+        return self.stated.get("revision")
+
 
 @dataclass(frozen=True)
 class Record:
@@ -105,8 +107,8 @@ def parse(data: bytes, where: str, fix: str = RESTORE) -> dict[str, Record]:
     except ValueError as error:
         raise ManifestError(f"{where} is not JSON ({error}). {fix}") from None
     if not isinstance(document, dict) or document.get("schema") != SCHEMA:
-        found = document.get("schema") if isinstance(document, dict) else None
-        raise ManifestError(f"{where} is not a manifest of schema {SCHEMA} (its schema: {found!r}). {fix}")
+        schema = document.get("schema") if isinstance(document, dict) else None
+        raise ManifestError(f"{where} is not a manifest of schema {SCHEMA} (its schema: {schema!r}). {fix}")
     entries = document.get("snippets")
     if not isinstance(entries, dict):
         raise ManifestError(f"{where}: `snippets` is not a mapping of snippet names to records. {fix}")
@@ -125,28 +127,16 @@ def _record(entry: Any, where: str, fix: str) -> Record:
 
 def _typed(kind: Any, value: Any) -> Any:
     """`value`, read from JSON, as the type `kind` names; TypeError or ValueError, saying where, if it is not one."""
-    if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
-        return _optional(kind, value)
+    arguments = typing.get_args(kind)
+    if type(None) in arguments:  # `T | None`
+        return None if value is None else _typed(next(arg for arg in arguments if arg is not type(None)), value)
     if is_dataclass(kind):
         return _dataclass(kind, value)
     if typing.get_origin(kind) is dict:
-        return _mapping(kind, value)
+        if not isinstance(value, dict):
+            raise TypeError(f"expected a mapping, not {value!r}")
+        return {_typed(arguments[0], name): _typed(arguments[1], item) for name, item in value.items()}
     return _scalar(kind, value)
-
-
-def _optional(kind: Any, value: Any) -> Any:
-    """`value` as `kind`, a type or None."""
-    if value is None and type(None) in typing.get_args(kind):
-        return None
-    return _typed(next(arg for arg in typing.get_args(kind) if arg is not type(None)), value)
-
-
-def _mapping(kind: Any, value: Any) -> Any:
-    """`value` as `kind`, a `dict[KEY, ITEM]`."""
-    key, item = typing.get_args(kind)
-    if not isinstance(value, dict):
-        raise TypeError(f"expected a mapping, not {value!r}")
-    return {_typed(key, name): _typed(item, found) for name, found in value.items()}
 
 
 def _scalar(kind: Any, value: Any) -> Any:
@@ -163,23 +153,23 @@ def _scalar(kind: Any, value: Any) -> Any:
 
 
 def _dataclass(kind: Any, value: Any) -> Any:
+    """`value` as the dataclass `kind`: each of its fields typed, in their order; a field with a default may be
+    left out."""
     if not isinstance(value, dict):
         raise TypeError(f"expected a mapping of its fields, not {value!r}")
     hints = typing.get_type_hints(kind)
-    known = {field.name for field in fields(kind)}
-    if unknown := sorted(set(value) - known):
+    if unknown := sorted(set(value) - set(hints)):
         raise TypeError(f"unknown field `{unknown[0]}`")
-    found = {}
+    typed = {}
     for field in fields(kind):
-        if field.name not in value:
-            if field.default is MISSING:
-                raise TypeError(f"no field `{field.name}`")
-            continue
-        try:
-            found[field.name] = _typed(hints[field.name], value[field.name])
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"field `{field.name}`: {error}") from None
-    return kind(**found)
+        if field.name in value:
+            try:
+                typed[field.name] = _typed(hints[field.name], value[field.name])
+            except (TypeError, ValueError) as error:
+                raise type(error)(f"field `{field.name}`: {error}") from None
+        elif field.default is MISSING:
+            raise TypeError(f"no field `{field.name}`")
+    return kind(**typed)
 
 
 def to_bytes(records: dict[str, Record]) -> bytes:

@@ -1,20 +1,21 @@
 """What a page may read (`Outputs`): the recorded outputs with their records and the values their templates read,
-and the snippet sections a page shows, read as pymdownx.snippets includes them. The record step, the state and the
-Markdown extension all read through it."""
-
-from __future__ import annotations
+the pages themselves and how the engines convert them, and the snippet sections a page shows, read as
+pymdownx.snippets includes them. Read once per state: the record step, the state and the Markdown extension all read
+through it, and the build's checks (recorder/render/) read nothing else of the project."""
 
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from pymdownx.snippets import SnippetPreprocessor
 
 from recorder.project import manifest
 from recorder.project.compat_table import View, view
 from recorder.project.config import SNIPPETS_DIR, Project
+from recorder.project.directives import Figure, Value, parse
 from recorder.project.errors import PageError, RecorderError
 from recorder.project.gpt2 import MODEL_ID, REVISION
 from recorder.project.manifest import Record, output_path
@@ -39,6 +40,8 @@ class Outputs:
     parts: Mapping[str, str] = field(default_factory=dict)  # part -> its title, in the navigation's order
     descriptions: Mapping[str, str] = field(default_factory=dict)  # part -> its page's `description`
     docs_dir: str = "docs"  # the docs folder, from the repository's top, where the notebooks are in the repository
+    pages: Mapping[str, str] = field(default_factory=dict)  # each page of the docs folder, by file: its Markdown
+    extensions: Mapping[str, dict[str, Any]] = field(default_factory=dict)  # as Project.markdown_extensions
 
     @cached_property
     def compat(self) -> View | str:
@@ -77,48 +80,68 @@ def read_outputs(
     project: Project, repository: Repository | None = None, records: dict[str, Record] | None = None
 ) -> Outputs:
     """What the pages of `project` may read; a record run passes the records it has read already."""
-    records = manifest.read(project.root) if records is None else records
     transformers = pins(project.root).get("transformers", "transformers==?").partition("==")[2]
-    builtins = {"pinned_model": MODEL_ID, "pinned_revision": REVISION, "pinned_transformers": transformers}
-    found_parts = project.parts()
-    parts = {part.name: part.title for part in found_parts}
-    descriptions = {part.name: project.description(part) for part in found_parts}
-    found = Outputs(
+    parts = project.parts()
+    outputs = Outputs(
         project.root,
-        records,
+        manifest.read(project.root) if records is None else records,
         repository=repository,
-        builtins=builtins,
-        parts=parts,
-        descriptions=descriptions,
+        builtins={"pinned_model": MODEL_ID, "pinned_revision": REVISION, "pinned_transformers": transformers},
+        parts={part.name: part.title for part in parts},
+        descriptions={part.name: project.description(part) for part in parts},
         docs_dir=project.docs_path,
+        pages={path.name: project.page(path.name)[0] for path in sorted(project.docs_dir.glob("*.md"))},
+        extensions=project.markdown_extensions(),
     )
+    values, unreadable = _values(outputs)
+    return replace(outputs, values=values, unreadable=unreadable)
+
+
+def _values(outputs: Outputs) -> tuple[dict[str, str], dict[str, str]]:
+    """Each value the parts' templates read, in the prose's style, and why each one that cannot be read cannot."""
     values, unreadable, read_from = {}, {}, {}
-    for part in parts:
-        for template in templates(project.root, part):
-            try:
-                read = _read(found, template)
-            except RecorderError as error:
-                unreadable |= {f"{part}/{name}": str(error) for name in template.names}
-                continue
-            output = template.output_file
-            for name, value in read.items():
-                key, shown = f"{part}/{name}", in_prose_style(value)
-                if values.setdefault(key, shown) != shown:
-                    unreadable[key] = (
-                        f"value `{key}` reads {values[key]!r} in {read_from[key]} but {shown!r} in "
-                        f"{output}: every output whose template in {SNIPPETS_DIR}/{part}/{VALUES_FILE} "
-                        "names it must print the same. Fix the snippet that prints it wrong, or, if "
-                        "they are not the same value, give each its own name."
-                    )
-                read_from.setdefault(key, output)
-    return replace(found, values=values, unreadable=unreadable)
+    for template in (template for part in outputs.parts for template in templates(outputs.root, part)):
+        try:
+            read = _read(outputs, template)
+        except RecorderError as error:
+            unreadable |= {f"{template.part}/{name}": str(error) for name in template.names}
+            continue
+        for name, value in read.items():
+            key, text = f"{template.part}/{name}", in_prose_style(value)
+            if values.setdefault(key, text) != text:
+                unreadable[key] = (
+                    f"value `{key}` reads {values[key]!r} in {read_from[key]} but {text!r} in "
+                    f"{template.output_file}: every output whose template in {template.where} "
+                    "names it must print the same. Fix the snippet that prints it wrong, or, if "
+                    "they are not the same value, give each its own name."
+                )
+            read_from.setdefault(key, template.output_file)
+    return values, unreadable
 
 
-def _read(shown: Outputs, template: Template) -> dict[str, str]:
+def _read(outputs: Outputs, template: Template) -> dict[str, str]:
     """The values `template` reads from its output; RecorderError, saying why, where it reads none."""
     if template.orphaned:
         raise RecorderError(template.orphaned)
-    return template.read(shown.output(f"{template.part}/{template.output}"))
+    return template.read(outputs.output(f"{template.part}/{template.output}"))
+
+
+def unused_values(outputs: Outputs) -> list[str]:
+    """A declared value that no page quotes is a problem: the number it reads would go unchecked."""
+    quoted = set()
+    for markdown in outputs.pages.values():
+        try:
+            directives = parse(markdown)
+        except PageError:
+            return []  # the page's own check reports it, naming the fix; what it quotes is unknown
+        for directive in directives:
+            alt = directive.alt if isinstance(directive, Figure) else (directive,)
+            quoted.update(part.name for part in alt if isinstance(part, Value))
+    return [
+        f"value `{name}` is declared in {SNIPPETS_DIR}/{name.partition('/')[0]}/{VALUES_FILE} but no page quotes "
+        f"it. Quote it as `{{{{ value {name} }}}}`, or remove it from the template (write `{{}}` in its place)."
+        for name in sorted({*outputs.values, *outputs.unreadable} - quoted)
+    ]
 
 
 def check_include(root: Path, file: str, section: str | None) -> list[tuple[str, str] | None]:
@@ -148,8 +171,8 @@ def check_include(root: Path, file: str, section: str | None) -> list[tuple[str,
 
 def highlighted_lines(root: Path, file: str, section: str | None, subsection: str) -> list[int]:
     """Where the lines of `subsection` fall, from 1, in the block showing `section`, which has no marker lines."""
-    shown = _lit(check_include(root, file, subsection), section, subsection)
-    if not (numbers := [number for number, highlighted in enumerate(shown, 1) if highlighted]):
+    lines = _lit(check_include(root, file, subsection), section, subsection)
+    if not (numbers := [number for number, highlighted in enumerate(lines, 1) if highlighted]):
         where = f"section `{section}`" if section else "the file"
         between = f", between [start:{section}] and [end:{section}]" if section else ""
         raise PageError(
@@ -162,17 +185,17 @@ def highlighted_lines(root: Path, file: str, section: str | None, subsection: st
 def _lit(markers: list[tuple[str, str] | None], section: str | None, subsection: str) -> list[bool]:
     """Whether each line the block showing `section` shows lies in `subsection`, from the file's `markers`."""
     inside, lit = section is None, False
-    shown: list[bool] = []
+    lines: list[bool] = []
     for marker in markers:
         if marker is None:
-            shown += [lit] if inside else []
+            lines += [lit] if inside else []
         elif marker[1] == section:
             if marker[0] == "end":
                 break
             inside = True
         elif marker[1] == subsection:
             lit = marker[0] == "start"
-    return shown
+    return lines
 
 
 def fence(root: Path, file: str, section: str | None, highlight: str | None = None) -> list[str]:

@@ -1,8 +1,6 @@
 """An output's provenance, worded once from its `Record`: the line under it and the whole record it opens onto, the
 Provenance table, the count of origins, the notebooks and `make diff`. Every value is escaped where it is HTML."""
 
-from __future__ import annotations
-
 import html
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -88,7 +86,7 @@ def on_what(record: Record, code: Callable[[Any], str] = _code) -> str:
     if model is None:
         return "no model"
     if record.article is not None:  # the revision the article states, if any: the record step loaded nothing
-        revision = record.article.stated.get("revision")
+        revision = record.article.revision
         return f"GPT-2 {code(model.id if revision is None else f'{model.id}@{short(revision)}')}"
     pinned, files = code(f"{model.id}@{short(model.revision)}"), " and ".join(map(code, model.files))
     if record.origin is Origin.TOKENIZER:
@@ -116,7 +114,7 @@ def line(record: Record, *, markdown: bool = False) -> str:
 def _article_line(article: Article, parts: list[str], *, stated: bool, day: str) -> str:
     """The line of an output taken from the article, from `parts` (who, on what, the versions the article states, if
     `stated`): whether the article states them, and what checking it here showed (on `day`, where it is given)."""
-    if stated or article.stated.get("revision"):  # what the article states for this output, and only for it
+    if stated or article.revision:  # what the article states for this output, and only for it
         parts[-1] += ", as the article states"
     checked = f"checked here{f' on {day}' if day else ''}: {stand_ins_showed(article)}"
     return " · ".join([*parts, f"{NOT_RERUN}; {checked}"])
@@ -125,26 +123,26 @@ def _article_line(article: Article, parts: list[str], *, stated: bool, day: str)
 def origins(records: Mapping[str, Record], parts: Mapping[str, str], part: str | None) -> str:
     """Where the recorded outputs of `part` (of every part, if None) come from, as their records say, as a
     paragraph: what a page says of its outputs' origins follows the records the build reads, never a typed claim."""
-    found = [record for name, record in records.items() if part is None or name.rpartition("/")[0] == part]
-    clauses = _origin_clauses(found)
+    selected = [record for name, record in records.items() if part is None or name.rpartition("/")[0] == part]
+    clauses = _origin_clauses(selected)
     listed = clauses[0] if len(clauses) == 1 else f"{'; '.join(clauses[:-1])}; and {clauses[-1]}"
     where = f"for {html.escape(parts.get(part, part))}" if part else "on this site"
     return (
-        f'<p class="recorded-origins">Of the {counted(len(found), "output")} recorded {where}, {listed}. The line '
+        f'<p class="recorded-origins">Of the {counted(len(selected), "output")} recorded {where}, {listed}. The line '
         "under each output says which, and opens onto its record.</p>"
     )
 
 
-def _origin_clauses(found: list[Record]) -> list[str]:
-    """For each origin that some of `found` have, how many have it, and what that means."""
-    kinds = Counter(record.origin for record in found)
+def _origin_clauses(selected: list[Record]) -> list[str]:
+    """For each origin that some of `selected` have, how many have it, and what that means."""
+    kinds = Counter(record.origin for record in selected)
     clauses = [
         f"{kinds[origin]} {'comes from a snippet' if kinds[origin] == 1 else 'come from snippets'} the record "
         f"step {ran}"
         for origin, ran in _ORIGINS.items()
         if kinds[origin]
     ]
-    articles = [record.article for record in found if record.article is not None]
+    articles = [record.article for record in selected if record.article is not None]
     return clauses + ([_from_the_article(articles)] if articles else [])
 
 
@@ -195,13 +193,13 @@ def grouped_rows(
         groups.setdefault(name.rpartition("/")[0], []).append(name)
     return "".join(
         f'<tbody><tr class="{group_class}"><th scope="rowgroup" colspan="{columns}">'
-        f"{html.escape(parts.get(part) or part or SNIPPETS_DIR)}</th></tr>{''.join(map(row, found))}</tbody>"
-        for part, found in groups.items()
-        if found
+        f"{html.escape(parts.get(part) or part or SNIPPETS_DIR)}</th></tr>{''.join(map(row, selected))}</tbody>"
+        for part, selected in groups.items()
+        if selected
     )
 
 
-def record_table(records: Mapping[str, Record], repository: Repository | None, parts: Mapping[str, str]) -> str:
+def provenance_table(records: Mapping[str, Record], repository: Repository | None, parts: Mapping[str, str]) -> str:
     """Every output's record, a row each, grouped by part, in the scrolling container Material's script would
     build around it after load, at the cost of laying the table out again (400 ms of blocking time on a phone)."""
 
@@ -242,15 +240,15 @@ def _article_run(article: Article, recorded: str, short: bool) -> str:
     title, text = _cite(article.title), _code(article.text)
     stated = _versions(article.stated, short) or "no revision or version"
     if article.prose:
-        shown = (
+        printed = (
             f"Stated in the prose of the article {title} (“{html.escape(article.prose)}”), which states {stated} "
             f"for it; written out as the snippet prints it in {text}"
         )
     else:
-        shown = f"Printed in the article {title}, which states {stated} for it; copied to {text}"
+        printed = f"Printed in the article {title}, which states {stated} for it; copied to {text}"
     counts = f"{counted(article.exact_lines, 'line')} equal, {counted(article.weight_dependent_lines, 'line')}"
     return (
-        f"{shown}. Checked here on {recorded} against {STAND_INS}: {stand_ins_showed(article)} "
+        f"{printed}. Checked here on {recorded} against {STAND_INS}: {stand_ins_showed(article)} "
         f"({counts} compared by form)"
     )
 
@@ -275,7 +273,7 @@ def _model(record: Record, short: bool) -> str:
         return on_what(record)
     described = f"{_code(model.id)} at revision {_hash(model.revision, short)}"
     if record.article is not None:
-        stated = record.article.stated.get("revision")
+        stated = record.article.revision
         return f"{described} in the snippet, not loaded by the record step; the article states " + (
             "no revision for this output" if stated is None else f"revision {_hash(stated, short)}"
         )

@@ -1,8 +1,6 @@
 """The links from pages to their files in the repository at the built commit, to editing them and to Colab, when
 GitHub Actions' three variables name it; with none, or only some (a Codespace sets no GITHUB_SHA), there are none."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass

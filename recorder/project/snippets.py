@@ -8,8 +8,6 @@ at the top of `snippets/` (the figure writer) is shared by every part.
 Everything here reads files and package metadata only: deciding what is stale never imports torch.
 """
 
-from __future__ import annotations
-
 import ast
 import hashlib
 import re
@@ -120,10 +118,10 @@ def _reaches_weights(module: str, name: str, pretrained: set[str]) -> bool:
 
 
 def _runs_on(modules: list[_Module]) -> Origin:
-    imported = [(module, name) for found in modules for module, name in found.names if module in _HUB_LIBRARIES]
+    imported = [(module, name) for read in modules for module, name in read.names if module in _HUB_LIBRARIES]
     if not imported:
         return Origin.NO_MODEL
-    pretrained = set().union(*(found.pretrained for found in modules))
+    pretrained = set().union(*(read.pretrained for read in modules))
     if any(_reaches_weights(module, name, pretrained) for module, name in imported):
         return Origin.WEIGHTS
     if any(_builds_model(module, name) for module, name in imported):
@@ -139,8 +137,8 @@ def _builds_model(module: str, name: str) -> bool:
 def _reads_tokenizer(modules: list[_Module]) -> bool:
     """Whether the hub's files are read: `from_pretrained` on anything but a model class (which would load weights,
     read apart), or a download function of huggingface_hub."""
-    names = {name for found in modules for name in found.names}
-    return any(found.pretrained for found in modules) or any(
+    names = {name for read in modules for name in read.names}
+    return any(read.pretrained for read in modules) or any(
         module == "huggingface_hub" and "download" in name for module, name in names
     )
 
@@ -162,14 +160,14 @@ def discover(root: Path) -> dict[str, Snippet]:
         folder = root / SNIPPETS_DIR / part
         local = {name: _read(path) for name, path in local_modules(folder).items()}
         files = {path.stem: local[path.stem] for path in sorted(folder.glob("*.py"))}
-        imported = set().union(*(found.imports for found in files.values()))
-        for stem, found in files.items():
+        imported = set().union(*(read.imports for read in files.values()))
+        for stem, read in files.items():
             if stem not in imported:
-                modules = _closure(found, local)
+                modules = _closure(read, local)
                 third_party = set().union(*(module.imports for module in modules)) - set(local)
                 snippets[f"{part}/{stem}"] = Snippet(
                     f"{part}/{stem}",
-                    found.path,
+                    read.path,
                     tuple(m.path for m in modules),
                     frozenset(third_party),
                     _runs_on(modules),
@@ -229,7 +227,7 @@ def source_hashes(snippet: Snippet, root: Path) -> dict[str, str]:
 
 def pins(root: Path) -> dict[str, str]:
     """`NAME==VERSION` by canonical package name, from requirements.txt; other lines are not pins."""
-    found: dict[str, str] = {}
+    pinned: dict[str, str] = {}
     for line in (root / REQUIREMENTS).read_text(encoding="utf-8").splitlines():
         line = line.partition("#")[0].strip()
         try:
@@ -238,16 +236,16 @@ def pins(root: Path) -> dict[str, str]:
             continue
         specifiers = list(requirement.specifier)
         if len(specifiers) == 1 and specifiers[0].operator == "==":
-            found[canonicalize_name(requirement.name)] = f"{requirement.name}=={specifiers[0].version}"
-    return found
+            pinned[canonicalize_name(requirement.name)] = f"{requirement.name}=={specifiers[0].version}"
+    return pinned
 
 
 def pins_providing(pinned: Mapping[str, str], module: str, importer: str) -> list[str]:
     """The pins of `pins` for the packages providing `module`, which `importer` imports. Most are named like it:
     only the others need the slow map of every installed package's files."""
     names = [module] if canonicalize_name(module) in pinned else metadata.packages_distributions().get(module, [])
-    if found := [pinned[canonicalize_name(name)] for name in names if canonicalize_name(name) in pinned]:
-        return found
+    if provided := [pinned[canonicalize_name(name)] for name in names if canonicalize_name(name) in pinned]:
+        return provided
     raise RecorderError(
         f"{importer} imports `{module}`, which {REQUIREMENTS} does not pin. "
         "Pin the package that provides it there as NAME==VERSION."

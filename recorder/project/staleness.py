@@ -3,8 +3,6 @@
 The record step runs what this finds stale; the state reports it; each finding names the snippet and the fix.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
@@ -44,13 +42,13 @@ def stale_outputs(project: Project, snippets: dict[str, Snippet], records: dict[
         interrupted = f"{OUTPUTS_DIR}/{TRANSACTION} holds an interrupted record run. Run `make record` to finish it."
         return [recordable(interrupted)]
     renamed = _renamed(root, snippets, records)
-    found = [
+    problems = [
         finding
         for name, snippet in snippets.items()
         if (finding := _snippet_problem(project, snippet, records.get(name), renamed.get(name)))
     ]
     gone = [finding for finding in _deleted_snippets(records, snippets) if finding.snippet not in renamed.values()]
-    return found + gone + _orphan_outputs(root, snippets, records)
+    return problems + gone + _orphan_outputs(root, snippets, records)
 
 
 def _renamed(root: Path, snippets: dict[str, Snippet], records: dict[str, Record]) -> dict[str, str]:
@@ -95,10 +93,10 @@ def _edited_output(root: Path, name: str, record: Record) -> str | None:
     output = output_path(root, name)
     if sha256_file(output) == record.output_sha256:
         return None
-    shown = output.relative_to(root)
+    path = output.relative_to(root)
     return (
-        f"{shown} differs from what `make record` wrote (was it edited by hand?). "
-        f"Outputs are never edited: restore it with `git checkout -- {shown}` or run `make record`."
+        f"{path} differs from what `make record` wrote (was it edited by hand?). "
+        f"Outputs are never edited: restore it with `git checkout -- {path}` or run `make record`."
     )
 
 
@@ -120,12 +118,12 @@ def _changed_model(root: Path, snippet: Snippet, record: Record) -> str | None:
     if (pinned, snippet.runs_on) == (recorded, ran_on):
         return None
     return (
-        f"{snippet.relative(root)} was recorded on {_shown(ran_on.value, recorded)} and now runs on "
-        f"{_shown(snippet.runs_on.value, pinned)}. {RECORD}"
+        f"{snippet.relative(root)} was recorded on {_described(ran_on.value, recorded)} and now runs on "
+        f"{_described(snippet.runs_on.value, pinned)}. {RECORD}"
     )
 
 
-def _shown(origin: str, model: tuple[str, str] | None) -> str:
+def _described(origin: str, model: tuple[str, str] | None) -> str:
     return f"{model[0]}@{model[1][:7]} ({origin})" if model else origin
 
 
@@ -172,17 +170,15 @@ def _deleted_snippets(records: dict[str, Record], snippets: dict[str, Snippet]) 
 
 def _orphan_outputs(root: Path, snippets: dict[str, Snippet], records: dict[str, Record]) -> list[Finding]:
     """Output files of no snippet; one the manifest still records is reported once, as a deleted snippet."""
-    found = []
-    for path in orphans(root, snippets):
-        name = path.relative_to(root / OUTPUTS_DIR).with_suffix("").as_posix()
-        if name not in records:
-            found.append(
-                recordable(
-                    f"{path.relative_to(root)} belongs to no snippet ({SNIPPETS_DIR}/{name}.py does not exist). Run "
-                    "`make record`, which removes it, or delete it."
-                )
-            )
-    return found
+    names = {path: path.relative_to(root / OUTPUTS_DIR).with_suffix("").as_posix() for path in orphans(root, snippets)}
+    return [
+        recordable(
+            f"{path.relative_to(root)} belongs to no snippet ({SNIPPETS_DIR}/{name}.py does not exist). Run "
+            "`make record`, which removes it, or delete it."
+        )
+        for path, name in names.items()
+        if name not in records
+    ]
 
 
 def version_advice(root: Path, changes: list[tuple[str, str | None, str | None]]) -> str:

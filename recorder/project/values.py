@@ -9,8 +9,6 @@ of its lines agree, and how a number one snippet types, which prose or a figure 
 that prints it from the model.
 """
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +22,9 @@ from recorder.project.manifest import OUTPUTS_DIR
 
 VALUES_FILE = "values.yml"
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
+# What a field of a template line matches: nothing after its last field; anything, or nothing, for `{}`; else a
+# value, which an empty text would not be.
+_GROUPS = {None: "", "": "(.*?)"}
 
 
 class TemplateError(RecorderError):
@@ -60,24 +61,25 @@ class Template:
 
     def read(self, text: str) -> dict[str, str]:
         """Each value the template names, read from `text`, the output it must match whole."""
-        found: dict[str, str] = {}
+        read: dict[str, str] = {}
         lines = text.rstrip("\n").split("\n")
         for number, (template, line) in enumerate(zip(self.lines, lines, strict=False), 1):
             for name, value in self._line_values(number, template, line):
-                if found.setdefault(name, value) != value:
+                if read.setdefault(name, value) != value:
                     raise TemplateError(
-                        f"value `{name}` reads both {found[name]!r} and {value!r} in {self.output_file}, "
+                        f"value `{name}` reads both {read[name]!r} and {value!r} in {self.output_file}, "
                         f"where {self.where} names it twice: both must read the same. Fix the "
                         "snippet, or, if they are not the same value, give each its own name."
                     )
         self._check_length(lines)
-        return found
+        return read
 
     def _line_values(self, number: int, template: str, line: str) -> list[tuple[str, str]]:
         """Each value that `template`, the template's line `number`, names, as (name, value) read from `line`."""
         fields = _fields(template)
         names = [name for _, name in fields if name is not None]  # "" for `{}`
-        if (match := re.fullmatch(_pattern(fields), line)) is None:
+        pattern = "".join(re.escape(literal) + _GROUPS.get(name, "(.+?)") for literal, name in fields)
+        if (match := re.fullmatch(pattern, line)) is None:
             raise TemplateError(
                 f"value {_listed([name for name in names if name] or list(self.names))}: line "
                 f"{number} of {self.output_file} reads {line!r}, which the template line {template!r} in "
@@ -106,19 +108,6 @@ def _fields(line: str) -> list[tuple[str, str | None]]:
     return [(literal, name) for literal, name, _, _ in parsed]
 
 
-def _pattern(fields: list[tuple[str, str | None]]) -> str:
-    """The regular expression a template line's output line matches: its literal text, a group for each field."""
-    return "".join(re.escape(literal) + _group(name) for literal, name in fields)
-
-
-def _group(name: str | None) -> str:
-    if name is None:  # after the line's last field
-        return ""
-    if name == "":  # `{}`: anything, or nothing
-        return "(.*?)"
-    return "(.+?)"  # a value, which an empty text would not be
-
-
 def _listed(names: list[str]) -> str:
     return ", ".join(f"`{name}`" for name in names) or "(none named)"
 
@@ -128,33 +117,32 @@ def templates(root: Path, part: str) -> list[Template]:
     path = root / SNIPPETS_DIR / part / VALUES_FILE
     if not path.is_file():
         return []
-    shown = f"{SNIPPETS_DIR}/{part}/{VALUES_FILE}"
+    where = f"{SNIPPETS_DIR}/{part}/{VALUES_FILE}"
     return [
-        _template(root, part, str(output), text, shown)
-        for output, written in _document(path, shown).items()
+        _template(root, part, str(output), text, where)
+        for output, written in _document(path, where).items()
         for text in (written if isinstance(written, list) else [written])
     ]
 
 
-def _document(path: Path, shown: str) -> dict[object, object]:
+def _document(path: Path, where: str) -> dict[object, object]:
     """The values file: each output (a snippet's stem) mapped to its template, or to a list of them."""
     try:
         document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as error:
-        raise TemplateError(f"{shown} is not valid YAML ({error}).") from None
+        raise TemplateError(f"{where} is not valid YAML ({error}).") from None
     if not isinstance(document, dict):
-        raise TemplateError(f"{shown} maps each output (a snippet's stem) to its template, or to a list of them.")
+        raise TemplateError(f"{where} maps each output (a snippet's stem) to its template, or to a list of them.")
     return document
 
 
-def _template(root: Path, part: str, output: str, text: object, shown: str) -> Template:
-    """A template of `output` from the values file `shown`, checked: text naming each value by a name. One whose key
+def _template(root: Path, part: str, output: str, text: object, where: str) -> Template:
+    """A template of `output` from the values file `where`, checked: text naming each value by a name. One whose key
     names no snippet is returned `orphaned`, so that the values it names are known, and refused where they are read."""
     if not isinstance(text, str):
-        raise TemplateError(f"{shown}: `{output}` needs a template: the text of the output it reads.")
+        raise TemplateError(f"{where}: `{output}` needs a template: the text of the output it reads.")
     lines = tuple(text.rstrip("\n").split("\n"))
     names = tuple(dict.fromkeys(name for line in lines for _, name in _fields(line) if name))
-    for name in names:
-        if not _NAME.fullmatch(name):
-            raise TemplateError(f"{shown}: value `{name}` is not a name (lower case, digits, `_`).")
+    if wrong := [name for name in names if not _NAME.fullmatch(name)]:
+        raise TemplateError(f"{where}: value `{wrong[0]}` is not a name (lower case, digits, `_`).")
     return Template(part, output, lines, names, (root / SNIPPETS_DIR / part / f"{output}.py").is_file())

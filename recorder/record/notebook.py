@@ -1,255 +1,32 @@
-"""Each part's companion notebook, generated, never edited: its page's code and examples as cells, read as the page
-includes them, under each example its recorded output. The build reports one that lags like any other drift."""
+"""The companion notebooks, written by the record step as recorder/project/notebooks.py works them out."""
 
-from __future__ import annotations
+from collections.abc import Callable
 
-import ast
-import builtins
-import symtable
-import sys
-from collections.abc import Callable, Iterator
-from pathlib import Path, PurePosixPath
-from typing import Any
-
-import nbformat
-from markdown import Markdown
-
-from recorder.project import provenance, snippets
-from recorder.project.config import NOTEBOOKS_DIR, REQUIREMENTS, SNIPPETS_DIR, Part, Project
-from recorder.project.directives import Example, Listing, parse
-from recorder.project.errors import PageError, RecorderError
-from recorder.project.findings import Finding, problem, recordable
+from recorder.project.config import Project
+from recorder.project.errors import PageError
 from recorder.project.manifest import Record
-from recorder.project.outputs import Outputs, fence, read_outputs
+from recorder.project.notebooks import generate, lags, notebooks
+from recorder.project.outputs import read_outputs
 from recorder.record import store
-
-
-def generate(project: Project, shown: Outputs, part: Part) -> bytes:
-    """The notebook of `part`, as `make record` writes it and the build expects it."""
-    markdown = project.page(part.page)[0]
-    blocks = [directive for directive in parse(markdown) if isinstance(directive, Listing)]
-    section = _section_reader(project)  # checks each include, before _imports reads it
-    examples = [
-        _cell(
-            section(block),
-            f"{number:02d}-{PurePosixPath(block.file).stem}-{block.section or 'all'}",
-            [{"output_type": "stream", "name": "stdout", "text": shown.output(block.name)}]
-            if isinstance(block, Example)
-            else [],
-        )
-        for number, block in enumerate(blocks, 1)
-    ]
-    imports, pins = _imports(shown.root, blocks)
-    sources = ["\n".join(imports), *(cell["source"] for cell in examples)]
-    _check_runs(f"{project.docs_path}/{part.page}", sources, blocks)
-    introduction = _introduction(
-        part.title, shown, blocks, installs_torch=any(pin.startswith("torch==") for pin in pins)
-    )
-    cells = [
-        {"cell_type": "markdown", "id": "about", "metadata": {}, "source": introduction},
-        _cell("%pip install " + " ".join(pins), "install"),
-        _cell("\n".join(imports), "imports"),
-        *examples,
-    ]
-    notebook = {
-        "nbformat": 4,
-        "nbformat_minor": 5,
-        "cells": cells,
-        "metadata": {
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-            "language_info": {"name": "python"},
-        },
-    }
-    return f"{nbformat.writes(nbformat.from_dict(notebook))}\n".encode()  # its schema is checked by the tests
-
-
-def _check_runs(page: str, sources: list[str], blocks: list[Listing]) -> None:
-    """Refuse a page whose shown code, run cell after cell, would use a name that no cell before defines: a reader's
-    notebook would stop there, though each snippet runs on its own."""
-    known = set(dir(builtins))
-    for number, source in enumerate(sources):
-        table = symtable.symtable(source, f"cell {number}", "exec")
-        defined = {symbol.get_name() for symbol in table.get_symbols() if symbol.is_assigned() or symbol.is_imported()}
-        if missing := sorted(_globals_used(table) - known - defined):
-            block = blocks[number - 1]
-            shown = f"{SNIPPETS_DIR}/{block.file}" + (f":{block.section}" if block.section else "")
-            raise RecorderError(
-                f"{page}: its notebook would stop at `{shown}`: name `{missing[0]}` is "
-                "defined by no block the page shows before it. Show the lines that define it first "
-                "(a `{{ code ... }}` directive), or widen that block's section to include them."
-            )
-        known |= defined
-
-
-def _globals_used(table: symtable.SymbolTable) -> set[str]:
-    """The global names a cell's code reads, in its functions and comprehensions too."""
-    found = {
-        symbol.get_name()
-        for symbol in table.get_symbols()
-        if symbol.is_referenced()
-        and (symbol.is_global() if table.get_type() != "module" else not (symbol.is_assigned() or symbol.is_imported()))
-    }
-    return found.union(*(_globals_used(child) for child in table.get_children()))
-
-
-def _cell(source: str, cell_id: str, outputs: list[dict[str, str]] | None = None) -> dict[str, Any]:
-    """A code cell as nbformat's schema has it."""
-    return {
-        "cell_type": "code",
-        "execution_count": None,
-        "id": cell_id[:64].replace("_", "-"),
-        "metadata": {},
-        "outputs": outputs or [],
-        "source": source,
-    }
-
-
-def stale_notebooks(project: Project, shown: Outputs, stale: set[str]) -> list[Finding]:
-    """Each companion notebook that is missing, differs from what `generate` returns now, or belongs to no part. One
-    whose part has `stale` outputs (snippet names) differs for their cause: `make record` rewrites it with them."""
-    found = []
-    for path, name, part in _notebooks(project):
-        if part is None:
-            found.append(
-                recordable(
-                    f"{name} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). Delete it, or run "
-                    "`make record`, which does."
-                )
-            )
-        elif problem := _notebook_problem(project, shown, (path, name), part, stale):
-            found.append(problem)
-    return found
-
-
-def _notebook_problem(
-    project: Project, shown: Outputs, notebook: tuple[Path, str], part: Part, stale: set[str]
-) -> Finding | None:
-    """What is wrong with the notebook of `part`, at its path, named so in messages; None if nothing is."""
-    path, name = notebook
-    page = f"{project.docs_path}/{part.page}"
-    try:
-        expected = generate(project, shown, part)
-    except PageError:  # the page's own problems name the directive and its fix
-        return problem(
-            f"{name} cannot be regenerated while the code or outputs {page} shows cannot be rendered: once they "
-            "can, run `make record`, which rewrites it, and commit it."
-        )
-    except RecorderError as error:
-        return problem(f"{name} cannot be generated: {error}")
-    if not path.exists():
-        return recordable(f"{name} is missing. Run `make record` and commit it.")
-    if path.read_bytes() != expected and not _lags(part, stale):
-        return recordable(
-            f"{name} differs from what `make record` generates from {page}, its snippets and {REQUIREMENTS} "
-            "(edited by hand, or not regenerated). Notebooks are never edited: run `make record` and commit it.",
-        )
-    return None
-
-
-def _lags(part: Part, stale: set[str]) -> bool:
-    """Whether an output of `part` is among the `stale` ones (snippet names): its notebook waits for them."""
-    return any(snippet.startswith(f"{part.name}/") for snippet in stale)
 
 
 def update(project: Project, report: Callable[[str], None], records: dict[str, Record], stale: set[str]) -> None:
     """Rewrite each companion notebook that differs from what `generate` returns now; drop those of no part. One whose
     part has `stale` outputs (snippet names) waits for them: a notebook never shows new code beside an old output."""
-    shown = read_outputs(project, records=records)
-    for path, name, part in _notebooks(project):
+    outputs = read_outputs(project, records=records)
+    for path, name, part in notebooks(project):
         if part is None:
             path.unlink()
             report(f"removed {name}, whose part is gone")
             continue
-        if _lags(part, stale):
+        if lags(part, stale):
             report(f"{name} left as it was until the outputs of its part are recorded")
             continue
         try:
-            data = generate(project, shown, part)
+            data = generate(project, outputs, part)
         except PageError as error:  # the build stops on it too, naming the page
             report(f"{name} left as it was: {project.docs_path}/{part.page}: {error}")
             continue
         if not path.exists() or path.read_bytes() != data:
-            path.parent.mkdir(exist_ok=True)
             store.replace_file(path, data)
             report(f"wrote {name}")
-
-
-def _notebooks(project: Project) -> list[tuple[Path, str, Part | None]]:
-    """Each part's notebook, then each notebook of no part, with how messages name it: from the project's folder."""
-    owned: dict[Path, Part | None] = {project.docs_dir / part.notebook: part for part in project.parts()}
-    for path in sorted((project.docs_dir / NOTEBOOKS_DIR).glob("*.ipynb")):
-        owned.setdefault(path, None)
-    return [(path, path.relative_to(project.root).as_posix(), part) for path, part in owned.items()]
-
-
-def _section_reader(project: Project) -> Callable[[Listing], str]:
-    """Reads a block's code exactly as the page's `--8<--` include does, with its settings."""
-    reader = Markdown(
-        extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": project.snippet_settings()}
-    ).preprocessors["snippet"]
-    # The lines between the fences of the block the page shows.
-    return lambda block: "\n".join(reader.run(fence(project.root, block.file, block.section)[1:-1])).strip("\n")
-
-
-def _imports(root: Path, blocks: list[Listing]) -> tuple[list[str], list[str]]:
-    """The shown snippets' imports, but of other snippets (sections leave them out: the notebook gathers them in one
-    cell), by module, a name imported once; and the pins of requirements.txt for the packages they need."""
-    local = _snippet_modules(root, blocks)
-    pinned, wanted = snippets.pins(root), set()
-    statements: dict[str, str] = {}  # `import x` -> x, the module it is sorted by
-    imported: dict[str, set[str]] = {}  # `from x import` -> its names, as written (`a`, `a as b`)
-    for file in dict.fromkeys(block.file for block in blocks):
-        for node, alias, module in _imports_from_outside(root / SNIPPETS_DIR / file, local):
-            if isinstance(node, ast.Import):
-                statements[f"import {ast.unparse(alias)}"] = module
-            else:
-                imported.setdefault(module, set()).add(ast.unparse(alias))
-            if (package := module.split(".")[0]) not in sys.stdlib_module_names:
-                wanted.update(snippets.pins_providing(pinned, package, f"{SNIPPETS_DIR}/{file}"))
-    statements |= {f"from {module} import {', '.join(sorted(names))}": module for module, names in imported.items()}
-    return sorted(statements, key=lambda statement: (statements[statement], statement)), sorted(wanted, key=str.lower)
-
-
-def _snippet_modules(root: Path, blocks: list[Listing]) -> set[str]:
-    """The modules that the shown snippets' parts hold or share, by name."""
-    folders = {root / SNIPPETS_DIR / PurePosixPath(block.file).parent for block in blocks}
-    return {name for folder in folders for name in snippets.local_modules(folder)}
-
-
-def _imports_from_outside(path: Path, local: set[str]) -> Iterator[tuple[ast.Import | ast.ImportFrom, ast.alias, str]]:
-    """Each name a snippet file imports absolutely from a module not in `local`, as (statement, name, module)."""
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if not isinstance(node, ast.Import | ast.ImportFrom) or getattr(node, "level", 0):
-            continue
-        for alias in node.names:
-            module = alias.name if isinstance(node, ast.Import) else str(node.module)
-            if module.split(".")[0] not in local:
-                yield node, alias, module
-
-
-def _introduction(title: str, shown: Outputs, blocks: list[Listing], *, installs_torch: bool) -> str:
-    """The first cell: the part, titled as the navigation titles it, and where each output comes from."""
-    # The files of each origin, worded as the line under each output says it, without its day.
-    origins: dict[str, dict[str, None]] = {}
-    for block in blocks:
-        if isinstance(block, Example):
-            line = provenance.line(shown.records[block.name], markdown=True)
-            origins.setdefault(line, {})[f"`{SNIPPETS_DIR}/{block.file}`"] = None
-    sources = "\n".join(f"- {', '.join(files)}: {origin}" for origin, files in origins.items())
-    # PyTorch's own index offers its CPU build, far smaller than the default one: worth saying where it installs.
-    torch_index = (
-        "\n(add `--extra-index-url https://download.pytorch.org/whl/cpu` to it for PyTorch's smaller CPU build)"
-        if installs_torch
-        else ""
-    )
-    return f"""# {title}
-
-The companion notebook of this site's page *{title}*: every example of the page, one cell each,
-in the order the page shows them. Run the cells from top to bottom: the first installs the pinned packages{torch_index},
-the second imports what the examples use, and the examples that use GPT-2 download its files
-from the Hugging Face hub at the pinned revision.
-
-The outputs saved under the cells are the ones the site shows, not the result of running this copy:
-
-{sources}
-"""

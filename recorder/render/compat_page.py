@@ -4,8 +4,6 @@ A row whose snippet or recorded output changed since shows "not yet checked", ne
 gone. Every text from the file is escaped (`visible`): it holds what snippets printed.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import Any
 
@@ -44,20 +42,20 @@ def _cell(name: str, release: str, result: dict[str, Any], sections: list[str], 
         how = "weight values, compared by form" if line["compared"] == "by form" else "compared exactly"
         recorded, printed = ("(no such line)" if text is None else text for text in (line["recorded"], line["printed"]))
         detail.append(f"line {line['line']}, {how}\n  site:    {recorded}\n  printed: {printed}")
-    shown = visible("\n".join(detail))
+    text = visible("\n".join(detail))
     sections.append(
         f'<section id="{target}"><h3>{visible(name)}.py with transformers {visible(release)}: '
-        f"{result['verdict']}</h3><pre><code>{shown}</code></pre></section>"
+        f"{result['verdict']}</h3><pre><code>{text}</code></pre></section>"
     )
     count = len(result.get("lines", []))
     text = "error" if result["verdict"] == "error" else f"differs: {count} line{'s' if count != 1 else ''}"
     return f'<td><a href="#{target}">{text}</a></td>'
 
 
-def render(found: View, records: Mapping[str, Record], repository: Repository | None, parts: Mapping[str, str]) -> str:
+def render(view: View, records: Mapping[str, Record], repository: Repository | None, parts: Mapping[str, str]) -> str:
     """The `{{ compatibility }}` table: a column per release, a row per snippet grouped by part, then a line
     per release naming what it ran with, then a section per cell that is not "same"."""
-    table, stale = found.table, found.unchecked
+    table, stale = view.table, view.unchecked
     releases, span = list(table["releases"]), len(table["releases"])
     heads = "".join(
         f'<th scope="col">{visible(release)}'
@@ -77,7 +75,7 @@ def render(found: View, records: Mapping[str, Record], repository: Repository | 
             )
         return f'<tr><th scope="row">{source_link(name, repository, f"{name}.py")}</th>{cells}</tr>'
 
-    bodies = grouped_rows(found.snippets, parts, "compat-part", 1 + span, row)
+    bodies = grouped_rows(view.snippets, parts, "compat-part", 1 + span, row)
     versions = []
     for release, about in table["releases"].items():
         named = "".join(

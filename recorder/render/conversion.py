@@ -19,8 +19,6 @@ the conversion would lose (a value in an HTML tag, say) and a link to no page, f
 which MkDocs' validation and Zensical's would refuse.
 """
 
-from __future__ import annotations
-
 import posixpath
 import re
 from collections.abc import Callable
@@ -35,7 +33,7 @@ from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 from pymdownx.snippets import SnippetMissingError
 
-from recorder.project.config import NOTEBOOKS_DIR, SNIPPETS_DIR, Project
+from recorder.project.config import NOTEBOOKS_DIR, SNIPPETS_DIR
 from recorder.project.directives import parse
 from recorder.project.errors import PageError
 from recorder.project.gpt2 import FILE_SHA256
@@ -119,29 +117,25 @@ class _Outputs(Treeprocessor):
         waiting = list(prepared.outputs)
         for paragraph in root.iter("p"):
             text = (paragraph.text or "").strip()
-            if found := next((entry for entry in waiting if entry[0].text == text), None):
-                waiting.remove(found)
-                paragraph.text = self.md.htmlStash.store(found[1])
-                prepared.shown.add(found[0])
+            if output := next((entry for entry in waiting if entry[0].text == text), None):
+                waiting.remove(output)
+                paragraph.text = self.md.htmlStash.store(output[1])
+                prepared.placed.add(output[0])
         title = next(iter(root.iter("h1")), None)
         if title is not None and prepared.part in self.page.recorded.parts:
-            found = notebook_link(prepared.part, self.page.notebook_pages, self.page.recorded)
-            root.insert(list(root).index(title) + 1, found)
+            link = notebook_link(prepared.part, self.page.notebook_pages, self.page.recorded)
+            root.insert(list(root).index(title) + 1, link)
 
 
-def notebook_link(part: str, notebook_pages: bool, shown: Outputs) -> Element:
+def notebook_link(part: str, notebook_pages: bool, outputs: Outputs) -> Element:
     """The part's notebook: its page where the engine shows one, else its file to download; and Colab, where
     the repository is known."""
-    paragraph = Element("p", {"class": "recorded-notebook"})
-    path = f"{NOTEBOOKS_DIR}/{part}.ipynb"
-    if notebook_pages:
-        anchor = SubElement(paragraph, "a", {"href": path})
-        anchor.text = "Read this part's examples as a Jupyter notebook"
-    else:
-        anchor = SubElement(paragraph, "a", {"href": path, "download": ""})
-        anchor.text = "Download this part's examples as a Jupyter notebook"
+    paragraph, path = Element("p", {"class": "recorded-notebook"}), f"{NOTEBOOKS_DIR}/{part}.ipynb"
+    anchor = SubElement(paragraph, "a", {"href": path} if notebook_pages else {"href": path, "download": ""})
+    anchor.text = f"{'Read' if notebook_pages else 'Download'} this part's examples as a Jupyter notebook"
+    if not notebook_pages:
         anchor.tail = " (this build shows notebooks as files, not as pages)"
-    if shown.repository and (colab := shown.repository.colab(f"{shown.docs_dir}/{path}")):
+    if outputs.repository and (colab := outputs.repository.colab(f"{outputs.docs_dir}/{path}")):
         separator = SubElement(paragraph, "span")
         separator.text = " · "
         link = SubElement(paragraph, "a", {"href": colab})
@@ -208,88 +202,86 @@ class _Links(Treeprocessor):
             self.converted.anchors.update(_ANCHOR.findall(str(block)))
 
 
-def pages_problems(project: Project, shown: Outputs, copies: set[str], known: set[str]) -> list[str]:
+def pages_problems(outputs: Outputs, copies: set[str], known: set[str]) -> list[str]:
     """Each directive of each page that cannot be rendered, and each link to nothing, named with the fix; not one
     whose message is `known` already (a value a broken template reads), nor the same twice. `copies` are the files
     the state writes into the docs folder (from it), which a page may link to before they are written."""
-    found, pages = [], {}
-    for path in sorted(project.docs_dir.glob("*.md")):
+    problems, pages = [], {}
+    for name, markdown in outputs.pages.items():
         try:
-            pages[path.name] = convert(project, shown, project.page(path.name)[0])
+            pages[name] = convert(outputs, markdown)
         except PageError as error:  # the page's directives cannot even be read
-            found.append(f"{project.docs_path}/{path.name}: {error}")
+            problems.append(f"{outputs.docs_dir}/{name}: {error}")
         except SnippetMissingError as error:  # an include the page writes by hand
-            found.append(
-                f"{project.docs_path}/{path.name}: {error}. Include a file of {SNIPPETS_DIR}/ by its path from there "
+            problems.append(
+                f"{outputs.docs_dir}/{name}: {error}. Include a file of {SNIPPETS_DIR}/ by its path from there "
                 "(`PART/FILE.py`), or show a snippet with `{{ code PART/FILE.py }}`."
             )
+    docs = outputs.root / outputs.docs_dir
+
+    def exists(path: str) -> bool:  # a page, a file of the docs folder, or a copy the state writes there
+        return path in pages or path in copies or (docs / path).is_file()
+
     for name, converted in pages.items():
         errors = [error for error in dict.fromkeys(converted.errors) if error not in known]
-        found += [
-            f"{project.docs_path}/{name}: {problem}"
-            for problem in errors + _broken(project, name, converted, pages, copies)
+        problems += [
+            f"{outputs.docs_dir}/{name}: {problem}"
+            for problem in errors
+            + [_link_problem(outputs.docs_dir, name, href, pages, exists) for href in converted.links]
+            if problem
         ]
-    return found
+    return problems
 
 
-def convert(project: Project, shown: Outputs, markdown: str) -> Converted:
+def convert(outputs: Outputs, markdown: str) -> Converted:
     """`markdown` converted with the extensions the configuration lists, and their options, as an engine makes them;
-    the recorder extension reads `shown`, the state being worked out, and keeps each directive it cannot render in
+    the recorder extension reads `outputs`, the state being worked out, and keeps each directive it cannot render in
     `errors`. Raises PageError where the page's directives cannot be read."""
-    found = Converted()
+    page = Converted()
 
     class Reading(Directives):
         def read(self) -> Outputs:
-            return shown
+            return outputs
 
         def prepared(self, prepared: PreparedPage) -> None:
             """Every directive that cannot render is named, not only the first."""
 
         def converted(self, prepared: PreparedPage) -> None:
-            found.errors += [str(error) for _, error in prepared.errors] + list(map(str, prepared.lost()))
+            page.errors += [str(error) for _, error in prepared.errors] + list(map(str, prepared.lost()))
 
     extensions: list[str | Extension] = list(_ENGINE_EXTENSIONS)
     configs: dict[str, dict[str, object]] = {}
-    for name, options in project.markdown_extensions().items():
+    for name, options in outputs.extensions.items():
         if name == EXTENSION:
             extensions.append(Reading())
         elif name not in extensions:
             extensions.append(name)
             configs[name] = options
-    if "pymdownx.snippets" in configs:
-        configs["pymdownx.snippets"] = project.snippet_settings()
     md = Markdown(extensions=extensions, extension_configs=configs)
-    md.treeprocessors.register(_Links(md, found), "recorded_links", 0)
+    md.treeprocessors.register(_Links(md, page), "recorded_links", 0)
     md.convert(markdown)
-    return found
+    return page
 
 
-def _broken(
-    project: Project, page: str, converted: Converted, pages: dict[str, Converted], copies: set[str]
-) -> list[str]:
-    """What is wrong with each link of `page` that stays inside the site, as MkDocs' validation finds it."""
-    return [
-        problem
-        for href in converted.links
-        if (problem := _link_problem(project, page, href, pages, copies)) is not None
-    ]
-
-
-def _link_problem(project: Project, page: str, href: str, pages: dict[str, Converted], copies: set[str]) -> str | None:
+def _link_problem(
+    docs: str, page: str, href: str, pages: dict[str, Converted], exists: Callable[[str], bool]
+) -> str | None:
+    """What is wrong with a link of `page` that stays inside the site, as MkDocs' validation finds it: it must name a
+    page or a file of the docs folder `docs` (from the project's folder), and a heading or anchor of a page."""
     address = urlsplit(href)
     if _elsewhere(address):
         return None
     path = posixpath.normpath(posixpath.join(posixpath.dirname(page), unquote(address.path))) if address.path else page
     if address.path.endswith("/") or not posixpath.splitext(path)[1]:
         return f"the link `{href}` names a folder, which the build cannot check. Link to its page's file."
-    if not _exists(project, path, pages, copies):
+    if not exists(path):
         return (
-            f"the link `{href}` leads to no page or file of {project.docs_path}/. Link to a page by its file "
+            f"the link `{href}` leads to no page or file of {docs}/. Link to a page by its file "
             "(`page.md#heading`) or to a file of the folder."
         )
     if address.fragment and path in pages and unquote(address.fragment) not in pages[path].anchors:
         return (
-            f"the link `{href}`: {project.docs_path}/{path} has no heading or anchor `#{address.fragment}`. Link to "
+            f"the link `{href}`: {docs}/{path} has no heading or anchor `#{address.fragment}`. Link to "
             "one of its headings, by the anchor its permalink shows."
         )
     return None
@@ -298,8 +290,3 @@ def _link_problem(project: Project, page: str, href: str, pages: dict[str, Conve
 def _elsewhere(address: SplitResult) -> bool:
     """Another site's, or from the site's root: neither engine checks it."""
     return bool(address.scheme or address.netloc or address.path.startswith("/"))
-
-
-def _exists(project: Project, path: str, pages: dict[str, Converted], copies: set[str]) -> bool:
-    """A page, a file of the docs folder, or a copy the state writes there."""
-    return path in pages or path in copies or (project.docs_dir / path).is_file()

@@ -1,7 +1,5 @@
 """Recorded outputs and figures as the HTML a page shows, each with its provenance line."""
 
-from __future__ import annotations
-
 import html
 import re
 from xml.etree import ElementTree

@@ -1,8 +1,6 @@
 """mkdocs-llmstxt's `preprocess` module, in place of its `autoclean`, which deletes figures' text alternatives with
 their <svg>. It uses find_all: compiling CSS selectors costs more than converting a page."""
 
-from __future__ import annotations
-
 from bs4 import BeautifulSoup, PageElement, Tag
 
 # Heading permalinks (the site's and the notebook's), the notebook's copy buttons and hidden copies of cells,

@@ -1,7 +1,5 @@
 """A notebook's page as mkdocs-jupyter renders it, made to load nothing from elsewhere and to paint early."""
 
-from __future__ import annotations
-
 import re
 
 from recorder.project.errors import PageError
@@ -25,10 +23,10 @@ def without_styles(html: str) -> str:
 
 def without_remote_loaders(html: str) -> str:
     """A rendered notebook minus the MathJax and Mermaid loaders, which would fetch scripts from other hosts."""
-    html, found = REMOTE_LOADERS.subn("", html)
-    if found != 2:
+    html, removed = REMOTE_LOADERS.subn("", html)
+    if removed != 2:
         raise PageError(
-            f"found {found} of the 2 script loaders (MathJax, Mermaid) that mkdocs-jupyter writes; "
+            f"found {removed} of the 2 script loaders (MathJax, Mermaid) that mkdocs-jupyter writes; "
             "its template changed. Update REMOTE_LOADERS in recorder/render/notebook_page.py to match it."
         )
     return html

@@ -2,13 +2,10 @@
 figures and tables, read from what was recorded. Engine-free: the state checks every page through it, and the
 Markdown extension renders through it."""
 
-from __future__ import annotations
-
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from recorder.project.config import SNIPPETS_DIR, Project
 from recorder.project.directives import (
     Block,
     Compatibility,
@@ -20,12 +17,10 @@ from recorder.project.directives import (
     Parts,
     Provenance,
     Value,
-    parse,
 )
 from recorder.project.errors import PageError
 from recorder.project.outputs import Outputs, check_include, fence
-from recorder.project.provenance import counted, origins, record_table
-from recorder.project.values import VALUES_FILE
+from recorder.project.provenance import counted, origins, provenance_table
 from recorder.render import compat_page
 from recorder.render.html import render_figure, render_output, visible
 
@@ -39,21 +34,21 @@ class PreparedPage:
     outputs: list[tuple[Block, str]] = field(default_factory=list)  # HTML for its own paragraph
     values: dict[str, str] = field(default_factory=dict)  # directive as written -> escaped text
     quoted: Counter[str] = field(default_factory=Counter)  # how often the page writes each value
-    shown: set[Block] = field(default_factory=set)  # outputs the conversion put in
+    placed: set[Block] = field(default_factory=set)  # outputs the conversion put in
     replaced: Counter[str] = field(default_factory=Counter)
     errors: list[tuple[Directive, PageError]] = field(default_factory=list)  # the directives that cannot render
 
     def lost(self) -> list[PageError]:
         """Each directive the conversion did not use, of those the page was parsed into."""
-        found = [
+        lost = [
             PageError(
                 f"the output of `{directive.text}` was lost while rendering Markdown; "
                 "keep block directives outside of HTML blocks and alone in their paragraph."
             )
             for directive, _ in self.outputs
-            if directive not in self.shown
+            if directive not in self.placed
         ]
-        return found + [
+        return lost + [
             PageError(
                 f"`{text}` stands {counted(count, 'time')} outside code, but rendering Markdown "
                 f"replaced it {counted(self.replaced[text], 'time')}. Keep values out of HTML "
@@ -83,7 +78,7 @@ _BecomesMarkdown = Listing | Parts
 _BecomesHtml = Example | Figure | Provenance | Compatibility | Origins
 
 
-def prepare(directives: list[Directive], shown: Outputs) -> PreparedPage:
+def prepare(directives: list[Directive], outputs: Outputs) -> PreparedPage:
     """What each directive of a page becomes; each that cannot is kept in `errors`, with the PageError naming its
     fix, so that one conversion names every problem of the page."""
     prepared = PreparedPage()
@@ -91,64 +86,63 @@ def prepare(directives: list[Directive], shown: Outputs) -> PreparedPage:
         if isinstance(directive, Listing | Figure) and prepared.part is None:
             prepared.part = directive.file.partition("/")[0]
         try:
-            _prepare(directive, shown, prepared)
+            _prepare(directive, outputs, prepared)
         except PageError as error:
             prepared.errors.append((directive, error))
     return prepared
 
 
-def _prepare(directive: Directive, shown: Outputs, prepared: PreparedPage) -> None:
+def _prepare(directive: Directive, outputs: Outputs, prepared: PreparedPage) -> None:
     """Add what `directive` becomes to `prepared`, or raise PageError: an example's code is added before its output,
     which may fail alone."""
     if isinstance(directive, Value):
-        prepared.values[directive.text] = visible(shown.value(directive.name))
+        prepared.values[directive.text] = visible(outputs.value(directive.name))
         prepared.quoted[directive.text] += 1
         return
     if isinstance(directive, _BecomesMarkdown):
-        prepared.fences.append((directive, _markdown(directive, shown)))
+        prepared.fences.append((directive, _markdown(directive, outputs)))
     if isinstance(directive, _BecomesHtml):
-        prepared.outputs.append((directive, _html(directive, shown)))
+        prepared.outputs.append((directive, _html(directive, outputs)))
 
 
-def _markdown(directive: _BecomesMarkdown, shown: Outputs) -> list[str]:
+def _markdown(directive: _BecomesMarkdown, outputs: Outputs) -> list[str]:
     """The lines replacing the directive's, indented as it is."""
-    if isinstance(directive, Parts):
-        lines = _part_list(shown)
+    if isinstance(directive, Parts):  # a link to each part's page under its title, with its page's description
+        lines = [
+            f"- [{title}]({part}.md): {outputs.descriptions.get(part, '').rstrip('.')}."
+            for part, title in outputs.parts.items()
+        ]
     else:
-        lines = fence(shown.root, directive.file, directive.section, directive.highlight)
+        lines = fence(outputs.root, directive.file, directive.section, directive.highlight)
         # An example's directive stays, after its fence, as the paragraph its output takes.
         lines += ["", directive.text] if isinstance(directive, Example) else []
     return [directive.indent + line if line else line for line in lines]
 
 
-def _html(directive: _BecomesHtml, shown: Outputs) -> str:
+def _html(directive: _BecomesHtml, outputs: Outputs) -> str:
     if isinstance(directive, Example):
-        return render_output(shown, directive.name)
+        return render_output(outputs, directive.name)
     if isinstance(directive, Provenance):
-        return record_table(shown.records, shown.repository, shown.parts)
+        return provenance_table(outputs.records, outputs.repository, outputs.parts)
     if isinstance(directive, Compatibility):
-        return _compatibility_table(shown)
+        if isinstance(outputs.compat, str):  # why the table cannot be read
+            raise PageError(outputs.compat)
+        return compat_page.render(outputs.compat, outputs.records, outputs.repository, outputs.parts)
     if isinstance(directive, Origins):
-        return _origins(directive, shown)
-    return _figure(directive, shown)
+        return _origins(directive, outputs)
+    return _figure(directive, outputs)
 
 
-def _compatibility_table(shown: Outputs) -> str:
-    if isinstance(shown.compat, str):  # why the table cannot be read
-        raise PageError(shown.compat)
-    return compat_page.render(shown.compat, shown.records, shown.repository, shown.parts)
+def _origins(directive: Origins, outputs: Outputs) -> str:
+    if directive.part is not None and directive.part not in outputs.parts:
+        raise PageError(f"`{directive.text}` names no part: the parts are {', '.join(outputs.parts)}.")
+    return origins(outputs.records, outputs.parts, directive.part)
 
 
-def _origins(directive: Origins, shown: Outputs) -> str:
-    if directive.part is not None and directive.part not in shown.parts:
-        raise PageError(f"`{directive.text}` names no part: the parts are {', '.join(shown.parts)}.")
-    return origins(shown.records, shown.parts, directive.part)
-
-
-def _figure(directive: Figure, shown: Outputs) -> str:
-    check_include(shown.root, directive.file, None)
-    alt = "".join(part if isinstance(part, str) else shown.value(part.name) for part in directive.alt)
-    return render_figure(shown, directive.name, alt)
+def _figure(directive: Figure, outputs: Outputs) -> str:
+    check_include(outputs.root, directive.file, None)
+    alt = "".join(part if isinstance(part, str) else outputs.value(part.name) for part in directive.alt)
+    return render_figure(outputs, directive.name, alt)
 
 
 def with_fences(lines: list[str], prepared: PreparedPage) -> list[str]:
@@ -158,34 +152,3 @@ def with_fences(lines: list[str], prepared: PreparedPage) -> list[str]:
     for directive, fence_lines in sorted(prepared.fences, key=lambda fence: fence[0].line, reverse=True):
         lines[directive.line : directive.line + 1] = fence_lines
     return lines
-
-
-def _part_list(shown: Outputs) -> list[str]:
-    """`{{ parts }}` as Markdown: a link to each part's page under its title, with its page's description."""
-    lines = []
-    for part, title in shown.parts.items():
-        lines.append(f"- [{title}]({part}.md): {shown.descriptions.get(part, '').rstrip('.')}.")
-    return lines
-
-
-def unused_values(project: Project, shown: Outputs) -> list[str]:
-    """A declared value that no page quotes is a problem: the number it reads would go unchecked."""
-    quoted = set()
-    for path in sorted(project.docs_dir.glob("*.md")):
-        try:
-            directives = parse(project.page(path.name)[0])
-        except PageError:
-            return []  # the page's own check reports it, naming the fix; what it quotes is unknown
-        for directive in directives:
-            quoted.update(value.name for value in _values_of(directive))
-    return [
-        f"value `{name}` is declared in {SNIPPETS_DIR}/{name.partition('/')[0]}/{VALUES_FILE} but no page quotes "
-        f"it. Quote it as `{{{{ value {name} }}}}`, or remove it from the template (write `{{}}` in its place)."
-        for name in sorted({*shown.values, *shown.unreadable} - quoted)
-    ]
-
-
-def _values_of(directive: Directive) -> list[Value]:
-    if isinstance(directive, Value):
-        return [directive]
-    return [part for part in directive.alt if isinstance(part, Value)] if isinstance(directive, Figure) else []

