@@ -23,7 +23,7 @@ from packaging.version import InvalidVersion, Version
 
 from recorder.project.config import REQUIREMENTS, SNIPPETS_DIR, part_names
 from recorder.project.errors import RecorderError
-from recorder.project.manifest import Origin
+from recorder.project.manifest import Origin, Record
 
 # Packages whose version can change what a snippet prints, by what the snippet loads.
 VERSIONED_PACKAGES = ("torch", "transformers", "tokenizers", "safetensors", "huggingface_hub")
@@ -212,12 +212,12 @@ def release(version: str | None) -> str | None:
         return version
 
 
-def version_changes(recorded: Mapping[str, str | None], snippet: Snippet) -> list[tuple[str, str | None, str | None]]:
-    """(package, recorded, installed) for each package whose release differs from the one `recorded` names."""
+def version_changes(record: Record, snippet: Snippet) -> list[tuple[str, str | None, str | None]]:
+    """(package, recorded, installed) for each package whose release differs from the one `record` ran with."""
     return [
-        (package, recorded.get(package), installed)
+        (package, record.ran_with(package), installed)
         for package, installed in versions_for(snippet).items()
-        if release(recorded.get(package)) != release(installed)
+        if release(record.ran_with(package)) != release(installed)
     ]
 
 
