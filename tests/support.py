@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 import os
@@ -139,11 +140,18 @@ def build(project: Path) -> Built:
 
 def with_values(text: str) -> str:
     """`text` with each `{{ value NAME }}` replaced by the value the build reads for it."""
+    recorded = _recorded_here()
+    return re.sub(r"\{\{ value ([-a-z0-9_/]+) \}\}", lambda match: recorded.value(match.group(1)), text)
+
+
+@functools.cache
+def _recorded_here() -> Any:
+    """What the build reads of this checkout's outputs, read once per process: the tests never change this checkout,
+    and test_figures.py alone asks for it 31 times while it is collected, in every worker (1.4 s each time round)."""
     from recorder.project.config import Project
     from recorder.project.outputs import read_outputs as read
 
-    recorded = read(Project.load(ROOT))
-    return re.sub(r"\{\{ value ([-a-z0-9_/]+) \}\}", lambda match: recorded.value(match.group(1)), text)
+    return read(Project.load(ROOT))
 
 
 def converted(markdown: str, recorded: Any, *extensions: str) -> str:

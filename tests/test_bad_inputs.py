@@ -9,6 +9,7 @@ of test_download.py (test_downloaded_stand_in_weights_run_and_are_refused).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -58,6 +59,9 @@ def record_in_a_fork(project: Path, kill_before_call: int, report: Path) -> int:
     get_validator()  # nbformat's schema, compiled once here instead of in each child that writes a notebook
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
+        # What the child inherits of pytest's objects, out of the collector's sight: the record step collects after
+        # each snippet, which would otherwise visit all of them (and copy their pages) in each of the many children.
+        gc.freeze()
         status = 1
         try:
             _kill_while_committing(kill_before_call)

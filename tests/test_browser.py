@@ -25,7 +25,6 @@ from playwright.sync_api import (
     sync_playwright,
 )
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-from transformers.convert_slow_tokenizer import bytes_to_unicode
 
 from recorder.project import compat_table, manifest
 from recorder.project.config import Part, Project
@@ -728,6 +727,9 @@ def test_the_try_it_box_works_by_keyboard_and_shows_the_merges_that_built_a_toke
     recorded = recorded_output(attributes["data-merges"])
     steps = re.findall(r"^(rank \d+: \S+ \+ \S+)", recorded, re.M)
     # The output's first line lists the word's bytes, each as the byte-level alphabet writes it (Ġ for the space).
+    # Imported here, by the one test that reads it: importing transformers took every worker 1.3 s as it collected.
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
     to_byte = {character: byte for byte, character in bytes_to_unicode().items()}
     pieces = "".join(re.findall(r"'([^']*)'", recorded.splitlines()[0]))
     word = bytes(to_byte[character] for character in pieces).decode()

@@ -23,13 +23,19 @@ from recorder.project.snippets import discover, sha256_file
 from support import ROOT, offline_env, snapshot
 
 SNIPPETS = discover(ROOT)
+RECORDED = manifest.read(ROOT)
 WEIGHTS = sorted(name for name, snippet in SNIPPETS.items() if snippet.runs_on is Origin.WEIGHTS)
 TOKENIZER_ONLY = sorted(name for name, snippet in SNIPPETS.items() if snippet.runs_on is Origin.TOKENIZER)
 # Models built from GPT-2's configuration, with random weights: executed wherever the record step runs.
 CONFIGURED = sorted(name for name, snippet in SNIPPETS.items() if snippet.runs_on is Origin.CONFIGURATION)
 # One of them beside the snippets that load weights, in their part: recorded in the same run, its model is no model
-# to check the revision of (one suffices; each takes seconds).
-BESIDE_WEIGHTS = [next(name for name in CONFIGURED if SNIPPETS[name].part in {SNIPPETS[w].part for w in WEIGHTS})]
+# to check the revision of. One suffices, the quickest as recorded: some take seconds to build their random weights.
+BESIDE_WEIGHTS = [
+    min(
+        (name for name in CONFIGURED if SNIPPETS[name].part in {SNIPPETS[w].part for w in WEIGHTS}),
+        key=lambda name: RECORDED[name].seconds,
+    )
+]
 
 RECORD_WITH_STAND_IN_AS_PINNED = textwrap.dedent("""
     import os, sys
