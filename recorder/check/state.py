@@ -1,4 +1,5 @@
-"""The project's state: everything its pages show, worked out once from content, and whether it can be published.
+"""The project's state: everything its pages show, worked out once from content, and whether the site can be
+built from it.
 
 `work_out` is the one judge: outputs that lag behind their snippets, notebooks that differ from what `make record`
 writes, values no page quotes, and pages whose directives cannot be rendered. Every consumer reads its verdict through
@@ -26,8 +27,8 @@ STATE_FILE = "state.json"
 _SKIPPED = {TRANSACTION, LOCK, "__pycache__"}
 
 
-class Unpublishable(RecorderError):
-    """The state cannot be published; its message lists every problem with its fix."""
+class Unbuildable(RecorderError):
+    """The site cannot be built from the state; its message lists every problem with its fix."""
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class State:
 
     @property
     def problems(self) -> tuple[str, ...]:
-        """What makes the state unpublishable, each with its fix."""
+        """What makes the state unbuildable, each with its fix."""
         return tuple(finding.message for finding in self.findings if finding.severity is Severity.PROBLEM)
 
     @property
@@ -151,7 +152,7 @@ def _problems(project: Project, content: str) -> State:
 
 def current(project: Project) -> State:
     """The state of the project as it is now: the one kept in generated/state.json if its inputs have not changed,
-    else worked out anew and kept there, with the copies the site publishes."""
+    else worked out anew and kept there, with the copies the site serves."""
     content, kept = digest(project), generated_dir(project) / STATE_FILE
     state = _read_kept(kept)
     if state and state.digest == content and all((kept.parent / copy).is_file() for copy in state.copies):
@@ -170,10 +171,10 @@ def _read_kept(path: Path) -> State | None:
 
 
 def _keep(project: Project, state: State) -> State:
-    """Write `state` into generated/, and, where it can be published, what the site serves beside its pages: each
-    snippet's source (which each output links to), the manifest (for tools) and GPT-2's tokenizer files (for Part
-    1's "Try it" box), deleting any other file there, such as the copy of a snippet that is gone. Returns it with
-    the paths of those copies inside generated/."""
+    """Write `state` into generated/, and, where the site can be built from it, what the site serves beside its
+    pages: each snippet's source (which each output links to), the manifest (for tools) and GPT-2's tokenizer files
+    (for Part 1's "Try it" box), deleting any other file there, such as the copy of a snippet that is gone. Returns it
+    with the paths of those copies inside generated/."""
     from recorder.record.store import replace_file  # as work_out's imports: a known state writes nothing
 
     folder, files = generated_dir(project), {}

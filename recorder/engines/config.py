@@ -1,7 +1,7 @@
 """What mkdocs.yml asks of the project, for MkDocs and Zensical alike: its state, and llms.txt's sections.
 
 mkdocs.yml calls `checked` (the Markdown extension's `state` option) and `llms_sections` through YAML tags, which
-both engines run each time they read the file, before any page: an unpublishable state stops the build there with
+both engines run each time they read the file, before any page: a state that cannot be built stops the build there with
 the project's message, and the state's digest, as an option of the extension, keeps an engine's cache of rendered
 pages exactly as long as the state holds. Neither engine tells a tag which file it reads: `configuration_file` finds
 it as both engines' command lines do, and MkDocs' plugin, which MkDocs hands the file, checks it again
@@ -23,19 +23,19 @@ from recorder.project.errors import RecorderError
 
 _CHECKED: dict[str, tuple[Path, State]] = {}  # digest -> the configuration file whose state it is, and the state
 # The file a build in this process reads (`reading`), where the command line does not say, and whether that build is a
-# preview, which shows a state that cannot be published.
+# preview, which shows a state that cannot be built.
 _READING: list[tuple[Path, bool]] = []
 
 
-class Unpublishable(state.Unpublishable, yaml.YAMLError):
-    """A state that cannot be published, raised while an engine reads its configuration: a YAML error too, so that
+class Unbuildable(state.Unbuildable, yaml.YAMLError):
+    """A state that cannot be built, raised while an engine reads its configuration: a YAML error too, so that
     the engine reports the message, not a traceback."""
 
 
 @contextmanager
 def reading(config_file: Path, *, preview: bool = False) -> Iterator[None]:
     """For a build this process runs itself (the preview): the configuration file it reads; in a preview, a state
-    that cannot be published is shown, not refused."""
+    that cannot be built is shown, not refused."""
     _READING.append((config_file.resolve(), preview))
     try:
         yield
@@ -60,14 +60,14 @@ def configuration_file(argv: list[str] | None = None) -> Path:
 def _project(path: Path) -> Project:
     # Under Zensical (whose package MkDocs never loads), pymdownx.snippets reads base_path from the folder it runs in.
     if "zensical" in sys.modules and Path.cwd().resolve() != path.parent:
-        raise Unpublishable(
+        raise Unbuildable(
             f"Zensical reads the snippets from the folder it runs in, not from {path.name}'s: "
             f"run it from {path.parent}."
         )
     try:
         return Project.load(path.parent, path)
     except RecorderError as error:
-        raise Unpublishable(str(error)) from None
+        raise Unbuildable(str(error)) from None
 
 
 def checked(config_file: str | None = None) -> str:
@@ -76,7 +76,7 @@ def checked(config_file: str | None = None) -> str:
     path = Path(config_file).resolve() if config_file else configuration_file()
     current = state.current(_project(path))
     if current.failure and not (_READING and _READING[-1][1]):
-        raise Unpublishable(current.failure)
+        raise Unbuildable(current.failure)
     _CHECKED[current.digest] = (path, current)
     return current.digest
 
@@ -93,7 +93,7 @@ def llms_sections(listed: dict[str, list[Any]]) -> dict[str, list[Any]]:
     try:
         pages = {part.page: project.description(part) for part in project.parts()}
     except RecorderError as error:
-        raise Unpublishable(str(error)) from None
+        raise Unbuildable(str(error)) from None
     sections = {title: list(entries) for title, entries in (listed or {}).items()}
     return add_unlisted(sections, project.options.llms_section, pages)
 

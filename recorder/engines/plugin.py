@@ -1,7 +1,7 @@
 """The MkDocs plugin `recorded-outputs`: what only MkDocs needs around the pages that the Markdown extension renders.
 
 The project's state is checked by the configuration file itself (`recorder.engines.config.checked`), for MkDocs and
-Zensical alike, and the copies the site publishes are plain files of the docs folder. This plugin adds what MkDocs
+Zensical alike, and the copies the site serves are plain files of the docs folder. This plugin adds what MkDocs
 alone has: the companion notebooks as pages (mkdocs-jupyter), the repository's links from
 GITHUB_*, and pymdownx.snippets' base path from the project's folder wherever MkDocs runs. It never records.
 """
@@ -63,7 +63,7 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
             # The state of the file MkDocs reads, which a build run in-process may not have named on its command line.
             with engine_config.reading(path, preview=preview):
                 digest = engine_config.checked()
-        except engine_config.Unpublishable as error:  # as MkDocs stops a build: the message alone, no traceback
+        except engine_config.Unbuildable as error:  # as MkDocs stops a build: the message alone, no traceback
             raise Abort(f"Error: {error}") from None
         except RecorderError as error:
             raise PluginError(str(error)) from None

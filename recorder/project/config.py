@@ -25,7 +25,7 @@ PLUGIN = "recorded-outputs"  # the plugin's name under `plugins:`, whose entry h
 SNIPPETS_DIR = "snippets"
 PUBLISHED_DIR = "published"
 REQUIREMENTS = "requirements.txt"
-# In the docs folder: each part's notebook; and, git-ignored, the state and the copies the site publishes.
+# In the docs folder: each part's notebook; and, git-ignored, the state and the copies the site serves.
 NOTEBOOKS_DIR = "notebooks"
 GENERATED = "generated"
 # The options that state something of outputs taken from the article, by output.

@@ -9,7 +9,7 @@ from recorder.project.errors import RecorderError
 MODEL_ID = "gpt2"
 REVISION = "607a30d783dfa663caf39e06633721c8d4cfcd7e"
 WEIGHTS_FILE = "model.safetensors"
-# sha256 of the files of MODEL_ID at REVISION, as published independently: what the record
+# sha256 of the files of MODEL_ID at REVISION, as listed independently: what the record
 # step insists on having loaded. A stand-in checkpoint or a damaged download never matches.
 FILE_SHA256 = {
     WEIGHTS_FILE: "248dfc3911869ec493c76e65bf2fcf7f615828b0254c12b473182f0f81d3a707",

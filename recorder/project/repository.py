@@ -42,7 +42,8 @@ class Repository:
 
 
 def edit_uri(docs_dir: str) -> str:
-    """MkDocs' `edit_uri` for pages in `docs_dir`: edits become pull requests against the published branch."""
+    """MkDocs' `edit_uri` for pages in `docs_dir`: edits become pull requests against the branch the site is built
+    from."""
     return f"edit/main/{docs_dir}/"
 
 

