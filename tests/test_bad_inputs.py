@@ -294,10 +294,21 @@ def staged(staging: Path) -> dict[str, bytes]:
     }
 
 
+def as_left(project: Path) -> tuple[object, ...]:
+    """All that a record run reads of outputs/, its unfinished transaction included: each file's bytes, each folder."""
+    outputs = project / "outputs"
+    folders = sorted(path.relative_to(outputs).as_posix() for path in outputs.rglob("*") if path.is_dir())
+    return tuple(sorted(snapshot(outputs).items())), tuple(folders)
+
+
 @pytest.mark.slow
 def test_a_record_run_killed_at_any_step_of_its_commit_loses_nothing(project: Path) -> None:
     """Killed before each input/output call in turn: outputs/ stays the previous set or the
-    new one is complete once the next run finishes the transaction."""
+    new one is complete once the next run finishes the transaction.
+
+    Several calls change nothing a run reads (a flush, an fsync, a close): a kill before one of them leaves the
+    same outputs/ as a kill before the call ahead of it. The next run is watched once for each such state, as it
+    reads nothing else that a kill could have changed (43 kills leave 26 states)."""
     report = project.parent / "report.txt"
     add_snippet(project, "first", 'print("first")\n')
     assert record_in_a_fork(project, 0, report) == 0
@@ -311,6 +322,7 @@ def test_a_record_run_killed_at_any_step_of_its_commit_loses_nothing(project: Pa
     (project / "snippets" / PART / "first.py").unlink()
     add_snippet(project, "second", 'print("second")\n')
     staging = project / "outputs" / TRANSACTION
+    finished: set[tuple[object, ...]] = set()  # what kills left in outputs/ that a next run was seen to finish
     kills = 0
     while True:
         kills += 1
@@ -331,6 +343,9 @@ def test_a_record_run_killed_at_any_step_of_its_commit_loses_nothing(project: Pa
         else:
             # Either nothing happened yet, or everything did.
             expected = None if left == previous else left
+        if (state := as_left(project)) in finished:
+            continue
+        finished.add(state)
         assert record_in_a_fork(project, 0, report) == 0
         rerun = report.read_text(encoding="utf-8")
         assert not staging.exists()
