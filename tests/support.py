@@ -48,11 +48,19 @@ def run_in(folder: Path, *argv: str) -> subprocess.CompletedProcess[str]:
 
 
 def zensical_build(project: Path, *, cold: bool = False) -> subprocess.CompletedProcess[str]:
-    """`zensical build --strict` in `project`, from which it resolves the snippets' base path; `cold` drops its
-    cache of rendered pages first."""
-    if cold:
-        shutil.rmtree(project / ".cache", ignore_errors=True)
-    return run_in(project, ZENSICAL, "build", "--strict")
+    """`zensical build --strict` in `project`, from which it resolves the snippets' base path; `cold`, without its
+    cache of rendered pages, which is put back as it was after: the next build is warm again."""
+    if not cold:
+        return run_in(project, ZENSICAL, "build", "--strict")
+    cache, aside = project / ".cache", project.parent / f"{project.name}.cache-aside"
+    if cache.exists():
+        cache.rename(aside)
+    try:
+        return run_in(project, ZENSICAL, "build", "--strict")
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+        if aside.exists():
+            aside.rename(cache)
 
 
 def offline_env(hub_cache: Path | None = None, **extra: str) -> dict[str, str]:

@@ -4,7 +4,6 @@ build, under both engines, warm and cold, for its own reason, with the project's
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -234,19 +233,6 @@ def undone(project: Path) -> Iterator[None]:
                 path.write_bytes(data)
 
 
-@contextmanager
-def cache_aside(project: Path) -> Iterator[None]:
-    """Zensical's cache of rendered pages out of the way during the block, for a cold build, and back after it, for
-    the next case's warm one."""
-    cache, aside = project / ".cache", project.parent / "cache-aside"
-    cache.rename(aside)
-    try:
-        yield
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
-        aside.rename(cache)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("drift", DRIFTS)
 def test_each_drift_fails_check_mkdocs_and_zensical_warm_and_cold_for_its_own_reason(
@@ -264,9 +250,7 @@ def test_each_drift_fails_check_mkdocs_and_zensical_warm_and_cold_for_its_own_re
         checked = command_line(["--root", str(warm), "check"])
         printed = capsys.readouterr().err
         mkdocs = build(warm)
-        hot = zensical_build(warm)
-        with cache_aside(warm):
-            cold = zensical_build(warm)
+        hot, cold = zensical_build(warm), zensical_build(warm, cold=True)
         for who, code, shown in (
             ("recorder check", checked, printed),
             ("mkdocs build", mkdocs.returncode, mkdocs.stderr),
