@@ -1,7 +1,7 @@
 """What mkdocs.yml asks of the project, for MkDocs and Zensical alike: its state, and llms.txt's sections.
 
 mkdocs.yml calls `checked` (the Markdown extension's `state` option) and `llms_sections` through YAML tags, which
-both engines run each time they read the file, before any page: a state that cannot be built stops the build there with
+both engines run each time they read the file, before any page: a state with problems stops the build there with
 the project's message, and the state's digest, as an option of the extension, keeps an engine's cache of rendered
 pages exactly as long as the state holds. Neither engine tells a tag which file it reads: `configuration_file` finds
 it as both engines' command lines do, and MkDocs' plugin, which MkDocs hands the file, checks it again
@@ -23,12 +23,12 @@ from recorder.project.errors import RecorderError
 
 _CHECKED: dict[str, tuple[Path, State]] = {}  # digest -> the configuration file whose state it is, and the state
 # The file a build in this process reads (`reading`), where the command line does not say, and whether that build is a
-# preview, which shows a state that cannot be built.
+# preview, which shows a state with problems.
 _READING: list[tuple[Path, bool]] = []
 
 
 class Unbuildable(state.Unbuildable, yaml.YAMLError):
-    """A state that cannot be built, raised while an engine reads its configuration: a YAML error too, so that
+    """A state with problems, raised while an engine reads its configuration: a YAML error too, so that
     the engine reports the message, not a traceback."""
 
 
@@ -72,7 +72,7 @@ def _project(path: Path) -> Project:
 
 def checked(config_file: str | None = None) -> str:
     """Called by an engine from its configuration file (or by the extension, given the file): the state's digest,
-    once it is publishable, or in a preview."""
+    once it has no problems, or in a preview."""
     path = Path(config_file).resolve() if config_file else configuration_file()
     current = state.current(_project(path))
     if current.failure and not (_READING and _READING[-1][1]):

@@ -2,13 +2,13 @@
 that runs Python-Markdown extensions (MkDocs with Material, Zensical): its options, and where what a page may show
 comes from. It only reads: it records nothing. Its processors are `recorder/render/conversion.py`'s.
 
-Its `state` option is the project's state as the configuration file computes it (`recorder.check.state.checked`, called
-by a YAML tag), so a build whose state cannot be built stops before any page, and an engine's cache of
-rendered pages holds as long as that state does. It knows neither the page's path nor its front matter: directives
+Its `state` option is the project's state as the configuration file computes it (`recorder.engines.config.checked`,
+called by a YAML tag), so a build whose state has problems stops before any page, and an engine's cache of rendered
+pages holds as long as that state does. It knows neither the page's path nor its front matter: directives
 name their part (`PART/FILE.py`, `PART/NAME`), values come from each part's `values.yml`, and links are written
 from the top of the docs folder, where every page is (MkDocs' plugin and Zensical make them relative to the page).
 
-In a preview (`python -m recorder serve` sets its `preview` option), a state that cannot be built is rendered
+In a preview (`python -m recorder serve` sets its `preview` option), a state with problems is rendered
 anyway, for the author to see it: every page opens with its problems and what the record step said, and a block
 or value that cannot be shown, or an output recorded from an older version of its snippet, shows its problem in
 its place.
@@ -57,7 +57,7 @@ class RecordedOutputs(Directives):
                 "the engine shows each notebook as a page (mkdocs-jupyter; MkDocs' plugin "
                 "says so): link to it, rather than offer only the download",
             ],
-            "preview": [False, "a live preview: render a state that cannot be built, saying why on every page"],
+            "preview": [False, "a live preview: render a state with problems, saying why on every page"],
             "preview_note": ["", "in a preview, what the record step said when it could not record what is stale"],
         }
         super().__init__(**kwargs)
@@ -112,7 +112,7 @@ def _stale_note(file: str) -> str:
 
 
 class _Banner(Treeprocessor):
-    """In a preview of a state that cannot be built, the page opens with its problems."""
+    """In a preview of a state with problems, the page opens with its problems."""
 
     def __init__(self, md: Markdown, extension: RecordedOutputs) -> None:
         super().__init__(md)

@@ -22,7 +22,6 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from recorder.check import state
 from recorder.engines import config as engine_config
 from recorder.project import repository
 from recorder.project.config import GENERATED, PLUGIN, Project
@@ -67,7 +66,9 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
             raise Abort(f"Error: {error}") from None
         except RecorderError as error:
             raise PluginError(str(error)) from None
-        current = state.current(self.project)  # kept, worked out moments ago: with problems only in a preview
+        checked = engine_config.checked_as(digest)
+        assert checked is not None, "recorder.engines.config.checked keeps each state it returns"
+        current = checked[1]  # with problems only in a preview
         self.banner = banner(current.problems, options.get("preview_note", "")) if preview else ""
         if current.failure:
             log.warning(current.failure)

@@ -193,7 +193,7 @@ def problem_inline(text: str, message: str) -> str:
 
 
 def banner(problems: tuple[str, ...], note: str) -> str:
-    """The top of every page of a preview whose state cannot be built: what the record step said (`note`), and
+    """The top of every page of a preview whose state has problems: what the record step said (`note`), and
     each problem with its fix, as `make check` names them."""
     said = f"<p>The record step said:</p><pre><code>{visible(note)}</code></pre>" if note else ""
     listed = "".join(f"<li>{visible(problem)}</li>" for problem in problems)
