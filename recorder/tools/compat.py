@@ -69,10 +69,14 @@ def in_environment(root: Path, wanted: list[str]) -> list[str]:
     """The command that runs Python in an environment holding `wanted` alone, as a reader's would: uv makes it on
     first use and keeps it in .compat/uv-cache for the next. Where uv finds torch's CPU build: UV_FIND_LINKS, which
     the Makefile sets as for .venv."""
-    uv = [sys.executable, "-m", "uv", "--quiet", "--cache-dir", str(root / ".compat" / "uv-cache")]
     # --isolated: not laid over .venv, whose packages a reader does not have.
     return [
-        *uv,
+        sys.executable,
+        "-m",
+        "uv",
+        "--quiet",
+        "--cache-dir",
+        str(root / ".compat" / "uv-cache"),
         "run",
         "--no-project",
         "--isolated",
@@ -155,8 +159,7 @@ def release_versions(python: list[str], release: str) -> dict[str, str | None]:
             f"({ran.stderr.strip() or 'no message'}). Check that uv can install it here, then run "
             "`make compat` again."
         )
-    versions: dict[str, str | None] = json.loads(ran.stdout)
-    return versions
+    return json.loads(ran.stdout)
 
 
 def _pinned(installs: dict[str, list[str] | None]) -> str:
@@ -178,16 +181,13 @@ def check_releases(
     against `hub_cache`. Only the rows of `previous` that are not yet checked run, where every release ran with the
     versions `previous` records; the other rows keep their verdicts. The pinned release runs first: what it prints
     tells the lines that depend on weight values, which the others are judged on by form."""
-    snippets = discover(root)
-    pinned = _pinned(installs)
+    snippets, pinned = discover(root), _pinned(installs)
     pythons, ran_with = _environments(installs, pinned, interpreter, report)
     previous = _comparable(previous, ran_with, report)
     names = list(unchecked(root, previous, snippets)) if previous else list(snippets)
     report(f"checking {len(names)} of {len(snippets)} rows" + (", not yet checked" if previous else ""))
     checked = {release: {"checked_at": now(), "versions": ran_with[release]} for release in installs}
-    table = _kept(
-        root, snippets, checked if names or previous is None else previous["releases"], pinned, previous, names
-    )
+    table = _kept(root, snippets, pinned, previous["releases"] if previous and not names else checked, previous, names)
     rows = [snippets[name] for name in names]
     for snippet, release, cell in _run_rows(root, rows, pythons, pinned, hub_cache, timeout=timeout, report=report):
         table["snippets"][snippet.name]["results"][release] = cell
@@ -259,26 +259,25 @@ def _comparable(
 def _kept(
     root: Path,
     snippets: dict[str, Snippet],
-    releases: dict[str, Any],
     pinned: str,
+    releases: dict[str, Any],
     previous: dict[str, Any] | None,
     names: list[str],
 ) -> dict[str, Any]:
     """The table's frame, its columns in the releases' order (`releases`: when each was checked, with which
     versions), holding the rows of `previous` that are not checked again (`names` are); a row of a snippet that is
     gone is dropped. The other cells are yet to fill in."""
-    table = {
+    return {
         "model": {"id": MODEL_ID, "revision": REVISION, "stand_in": {"seed": STAND_IN_SEED, "about": STAND_IN}},
         "reference": pinned,
         "releases": releases,
         "snippets": {
             name: {**checked_against(root, snippet), "results": dict.fromkeys(releases)}
+            if name in names
+            else previous["snippets"][name]
             for name, snippet in snippets.items()
         },
     }
-    if previous is not None:
-        table["snippets"] |= {name: previous["snippets"][name] for name in snippets if name not in names}
-    return table
 
 
 def _previous_table(root: Path, pinned: str, report: Report) -> dict[str, Any] | None:
