@@ -161,7 +161,8 @@ def serve(config_file: Path, address: str, timeout: float) -> None:
         preview.build(config)
         for path in [preview.trigger, *_other_files(config)]:
             server.watch(str(path))
-        observer = _watching(preview, config)
+        observer = watcher(preview, Path(config.docs_dir))
+        threading.Thread(target=preview.watch, daemon=True).start()
         try:
             server.serve()
         except KeyboardInterrupt:
@@ -172,12 +173,12 @@ def serve(config_file: Path, address: str, timeout: float) -> None:
             config.plugins.on_shutdown()
 
 
-def _watching(preview: Preview, config: MkDocsConfig) -> BaseObserver:
+def watcher(preview: Preview, docs_dir: Path) -> BaseObserver:
     """The watcher of where an edit can change the state, started: the folders it reads, but not the state's own
-    files nor the record step's, and of the project's folder mkdocs.yml and requirements.txt only; and the thread
-    that refreshes the preview after each edit."""
+    files nor the record step's, and of the project's folder mkdocs.yml and requirements.txt only. It tells the
+    preview of each edit."""
     observer, root = Observer(), preview.config_file.parent
-    generated = rf"{re.escape(str(Path(config.docs_dir) / GENERATED))}(/.*)?$"
+    generated = rf"{re.escape(str(docs_dir / GENERATED))}(/.*)?$"
     # An event counts unless each of its paths is ignored: a file moved into place is an edit of its target.
     inputs = RegexMatchingEventHandler(
         ignore_regexes=[_NOT_EDITS, generated], ignore_policy="all", ignore_directories=True, case_sensitive=True
@@ -188,12 +189,11 @@ def _watching(preview: Preview, config: MkDocsConfig) -> BaseObserver:
         case_sensitive=True,
     )
     inputs.on_any_event = top.on_any_event = lambda event: preview.changed.set()
-    for folder in (root / SNIPPETS_DIR, root / OUTPUTS_DIR, root / PUBLISHED_DIR, root / COMPAT_DIR, config.docs_dir):
-        if Path(folder).is_dir():
+    for folder in (root / SNIPPETS_DIR, root / OUTPUTS_DIR, root / PUBLISHED_DIR, root / COMPAT_DIR, docs_dir):
+        if folder.is_dir():
             observer.schedule(inputs, str(folder), recursive=True, event_filter=_CHANGES)
     observer.schedule(top, str(root), recursive=False, event_filter=_CHANGES)
     observer.start()
-    threading.Thread(target=preview.watch, daemon=True).start()
     return observer
 
 
