@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -188,15 +188,14 @@ def check_releases(
     report(f"checking {len(names)} of {len(snippets)} rows" + (", not yet checked" if previous else ""))
     checked = {release: {"checked_at": now(), "versions": ran_with[release]} for release in installs}
     table = _kept(root, snippets, pinned, previous["releases"] if previous and not names else checked, previous, names)
-    rows = [snippets[name] for name in names]
-    for snippet, release, cell in _run_rows(root, rows, pythons, pinned, hub_cache, timeout=timeout, report=report):
-        table["snippets"][snippet.name]["results"][release] = cell
+    _fill(table, root, [snippets[name] for name in names], pythons, pinned, hub_cache, timeout=timeout, report=report)
     text = json.dumps({"about": HEADER, **table}, indent=2, ensure_ascii=False)
     store.replace_file(root / RESULTS, f"{text}\n".encode())
     return table
 
 
-def _run_rows(
+def _fill(
+    table: dict[str, Any],
     root: Path,
     rows: list[Snippet],
     pythons: dict[str, list[str]],
@@ -205,8 +204,8 @@ def _run_rows(
     *,
     timeout: float,
     report: Report,
-) -> Iterator[tuple[Snippet, str, dict[str, Any]]]:
-    """Each of `rows` run with each release's Python (the pinned one first), with its cell of the table."""
+) -> None:
+    """The cells of `rows` in `table`: each run with each release's Python (the pinned one first)."""
     recorded = {snippet.name: output_path(root, snippet.name).read_text(encoding="utf-8") for snippet in rows}
     weight_dependent: dict[str, set[int]] = {}
     for release, python in pythons.items():
@@ -217,12 +216,13 @@ def _run_rows(
                 weight_dependent[snippet.name] = weight_dependent_lines(
                     snippet.relative(root), recorded[snippet.name], printed, release
                 )
-            cell = verdict(recorded[snippet.name], printed, weight_dependent[snippet.name])
+            cell = table["snippets"][snippet.name]["results"][release] = verdict(
+                recorded[snippet.name], printed, weight_dependent[snippet.name]
+            )
             report(
                 f"  transformers {release} [{index}/{len(rows)}] {snippet.relative(root)}: {cell['verdict']}"
                 f"  {time.perf_counter() - started:.1f} s"
             )
-            yield snippet, release, cell
 
 
 def _environments(
