@@ -23,6 +23,7 @@ from recorder.project.directives import Example, parse
 from recorder.project.manifest import Origin
 from recorder.project.snippets import discover
 from recorder.project.values import templates
+from recorder.tools import serve
 from support import ZENSICAL, offline_env
 
 # How long the preview may take to start, record or rebuild before the test gives up: generous, as the machine may be
@@ -142,6 +143,33 @@ def printing(project: Path, example: Example, text: str) -> str:
     assert end in original, f"{example.file} has no section {example.section}"
     snippet.write_text(original.replace(end, f"print({text!r})\n{end}"), encoding="utf-8")
     return original
+
+
+def test_the_preview_is_told_of_an_edit_of_an_input_and_of_nothing_else(tmp_path: Path) -> None:
+    """Every refresh and build reads each input: were a read an edit, one edit would refresh the preview forever."""
+    project, snippet = tmp_path / "project", tmp_path / "project" / "snippets" / "part" / "example.py"
+    generated = project / "docs" / "generated" / "copy.txt"
+    for path in (snippet, generated, project / "mkdocs.yml"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("written before the preview starts\n", encoding="utf-8")
+    preview = serve.Preview(project / "mkdocs.yml", 30, tmp_path, "127.0.0.1:8000")
+    observer = serve.watcher(preview, project / "docs")
+    try:
+        snippet.read_bytes()
+        generated.write_text("the state's own file\n", encoding="utf-8")
+        (project / "README.md").write_text("not read by the state\n", encoding="utf-8")
+        assert not preview.changed.wait(1), "a read, the state's own files and the project's other files are no edits"
+        moved_into_place = project / f".{project.name}.tmp"
+        moved_into_place.write_bytes((project / "mkdocs.yml").read_bytes())
+        assert not preview.changed.wait(1), "a file written to be moved into place is no edit yet"
+        moved_into_place.replace(project / "mkdocs.yml")
+        assert preview.changed.wait(10), "mkdocs.yml moved into place is an edit"
+        preview.changed.clear()
+        snippet.write_bytes(snippet.read_bytes())
+        assert preview.changed.wait(10), "a snippet written is an edit"
+    finally:
+        observer.stop()
+        observer.join()
 
 
 @pytest.mark.slow

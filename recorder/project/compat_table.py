@@ -63,13 +63,19 @@ def unchecked(root: Path, table: dict[str, Any], snippets: dict[str, Snippet]) -
     return why
 
 
+def in_words(result: dict[str, Any]) -> str:
+    """A cell's verdict as the page's link and the pull request's summary word it: how many lines differ, if any."""
+    if result["verdict"] == "differs":
+        return f"differs: {counted(len(result['lines']), 'line')}"
+    return str(result["verdict"])
+
+
 def notices(root: Path, snippets: dict[str, Snippet]) -> list[Finding]:
     """What `python -m recorder check` says of the table, in a line: how many rows it shows as not yet checked."""
-    try:
-        table = read(root)
-    except CompatError as error:
-        return [notice(str(error))]
-    if not (stale := unchecked(root, table, snippets)):
+    found = view(root, snippets)
+    if isinstance(found, str):
+        return [notice(found)]
+    if not (stale := found.unchecked):
         return []
     return [
         notice(

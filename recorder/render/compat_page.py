@@ -7,7 +7,7 @@ gone. Every text from the file is escaped (`visible`): it holds what snippets pr
 from collections.abc import Mapping
 from typing import Any
 
-from recorder.project.compat_table import View
+from recorder.project.compat_table import View, in_words
 from recorder.project.manifest import Origin, Record
 from recorder.project.provenance import NAMES, counted, grouped_rows, source_link
 from recorder.project.repository import Repository
@@ -47,9 +47,7 @@ def _cell(name: str, release: str, result: dict[str, Any], sections: list[str], 
         f'<section id="{target}"><h3>{visible(name)}.py with transformers {visible(release)}: '
         f"{result['verdict']}</h3><pre><code>{text}</code></pre></section>"
     )
-    count = len(result.get("lines", []))
-    text = "error" if result["verdict"] == "error" else f"differs: {count} line{'s' if count != 1 else ''}"
-    return f'<td><a href="#{target}">{text}</a></td>'
+    return f'<td><a href="#{target}">{in_words(result)}</a></td>'
 
 
 def render(view: View, records: Mapping[str, Record], repository: Repository | None, parts: Mapping[str, str]) -> str:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -69,10 +69,14 @@ def in_environment(root: Path, wanted: list[str]) -> list[str]:
     """The command that runs Python in an environment holding `wanted` alone, as a reader's would: uv makes it on
     first use and keeps it in .compat/uv-cache for the next. Where uv finds torch's CPU build: UV_FIND_LINKS, which
     the Makefile sets as for .venv."""
-    uv = [sys.executable, "-m", "uv", "--quiet", "--cache-dir", str(root / ".compat" / "uv-cache")]
     # --isolated: not laid over .venv, whose packages a reader does not have.
     return [
-        *uv,
+        sys.executable,
+        "-m",
+        "uv",
+        "--quiet",
+        "--cache-dir",
+        str(root / ".compat" / "uv-cache"),
         "run",
         "--no-project",
         "--isolated",
@@ -155,8 +159,7 @@ def release_versions(python: list[str], release: str) -> dict[str, str | None]:
             f"({ran.stderr.strip() or 'no message'}). Check that uv can install it here, then run "
             "`make compat` again."
         )
-    versions: dict[str, str | None] = json.loads(ran.stdout)
-    return versions
+    return json.loads(ran.stdout)
 
 
 def _pinned(installs: dict[str, list[str] | None]) -> str:
@@ -178,25 +181,21 @@ def check_releases(
     against `hub_cache`. Only the rows of `previous` that are not yet checked run, where every release ran with the
     versions `previous` records; the other rows keep their verdicts. The pinned release runs first: what it prints
     tells the lines that depend on weight values, which the others are judged on by form."""
-    snippets = discover(root)
-    pinned = _pinned(installs)
+    snippets, pinned = discover(root), _pinned(installs)
     pythons, ran_with = _environments(installs, pinned, interpreter, report)
     previous = _comparable(previous, ran_with, report)
     names = list(unchecked(root, previous, snippets)) if previous else list(snippets)
     report(f"checking {len(names)} of {len(snippets)} rows" + (", not yet checked" if previous else ""))
     checked = {release: {"checked_at": now(), "versions": ran_with[release]} for release in installs}
-    table = _kept(
-        root, snippets, checked if names or previous is None else previous["releases"], pinned, previous, names
-    )
-    rows = [snippets[name] for name in names]
-    for snippet, release, cell in _run_rows(root, rows, pythons, pinned, hub_cache, timeout=timeout, report=report):
-        table["snippets"][snippet.name]["results"][release] = cell
+    table = _kept(root, snippets, pinned, previous["releases"] if previous and not names else checked, previous, names)
+    _fill(table, root, [snippets[name] for name in names], pythons, pinned, hub_cache, timeout=timeout, report=report)
     text = json.dumps({"about": HEADER, **table}, indent=2, ensure_ascii=False)
     store.replace_file(root / RESULTS, f"{text}\n".encode())
     return table
 
 
-def _run_rows(
+def _fill(
+    table: dict[str, Any],
     root: Path,
     rows: list[Snippet],
     pythons: dict[str, list[str]],
@@ -205,8 +204,8 @@ def _run_rows(
     *,
     timeout: float,
     report: Report,
-) -> Iterator[tuple[Snippet, str, dict[str, Any]]]:
-    """Each of `rows` run with each release's Python (the pinned one first), with its cell of the table."""
+) -> None:
+    """The cells of `rows` in `table`: each run with each release's Python (the pinned one first)."""
     recorded = {snippet.name: output_path(root, snippet.name).read_text(encoding="utf-8") for snippet in rows}
     weight_dependent: dict[str, set[int]] = {}
     for release, python in pythons.items():
@@ -217,12 +216,13 @@ def _run_rows(
                 weight_dependent[snippet.name] = weight_dependent_lines(
                     snippet.relative(root), recorded[snippet.name], printed, release
                 )
-            cell = verdict(recorded[snippet.name], printed, weight_dependent[snippet.name])
+            cell = table["snippets"][snippet.name]["results"][release] = verdict(
+                recorded[snippet.name], printed, weight_dependent[snippet.name]
+            )
             report(
                 f"  transformers {release} [{index}/{len(rows)}] {snippet.relative(root)}: {cell['verdict']}"
                 f"  {time.perf_counter() - started:.1f} s"
             )
-            yield snippet, release, cell
 
 
 def _environments(
@@ -259,26 +259,25 @@ def _comparable(
 def _kept(
     root: Path,
     snippets: dict[str, Snippet],
-    releases: dict[str, Any],
     pinned: str,
+    releases: dict[str, Any],
     previous: dict[str, Any] | None,
     names: list[str],
 ) -> dict[str, Any]:
     """The table's frame, its columns in the releases' order (`releases`: when each was checked, with which
     versions), holding the rows of `previous` that are not checked again (`names` are); a row of a snippet that is
     gone is dropped. The other cells are yet to fill in."""
-    table = {
+    return {
         "model": {"id": MODEL_ID, "revision": REVISION, "stand_in": {"seed": STAND_IN_SEED, "about": STAND_IN}},
         "reference": pinned,
         "releases": releases,
         "snippets": {
             name: {**checked_against(root, snippet), "results": dict.fromkeys(releases)}
+            if name in names
+            else previous["snippets"][name]
             for name, snippet in snippets.items()
         },
     }
-    if previous is not None:
-        table["snippets"] |= {name: previous["snippets"][name] for name in snippets if name not in names}
-    return table
 
 
 def _previous_table(root: Path, pinned: str, report: Report) -> dict[str, Any] | None:

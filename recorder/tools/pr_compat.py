@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from recorder.project import staleness
-from recorder.project.compat_table import RESULTS, CompatError, read, unchecked
+from recorder.project.compat_table import RESULTS, View, in_words, read, view
 from recorder.project.config import Project
-from recorder.project.provenance import counted
 from recorder.project.snippets import discover
 from recorder.tools.pr_record import post
 
@@ -30,7 +29,13 @@ INSTRUCTION = (
 def run(root: Path, check: Callable[[Path], object], summary: Path | None) -> bool:
     """Whether every row was checked already; when not, `check` (`make compat`) checks those that were not, and the
     summary shows their verdicts."""
-    rows = _not_yet_checked(root)
+    snippets = discover(root)
+    found = view(root, snippets)  # where the table cannot be read, every row is checked
+    rows = (
+        found.unchecked
+        if isinstance(found, View)
+        else {name: f"{snippet.relative(root)}: {found}" for name, snippet in snippets.items()}
+    )
     if not rows:
         post(CHECKED, summary)
         return True
@@ -43,26 +48,11 @@ def run(root: Path, check: Callable[[Path], object], summary: Path | None) -> bo
     return False
 
 
-def _not_yet_checked(root: Path) -> dict[str, str]:
-    """The rows `make compat` checks, by snippet name, with why: every row where the table cannot be read."""
-    snippets = discover(root)
-    try:
-        return unchecked(root, read(root), snippets)
-    except CompatError as error:
-        return {name: f"{snippet.relative(root)}: {error}" for name, snippet in snippets.items()}
-
-
 def verdicts(table: dict[str, Any], names: list[str]) -> str:
     """The rows `names` of the table as Markdown: a verdict per release."""
     releases = list(table["releases"])
     lines = [f"| Example | {' | '.join(releases)} |", "| --- |" + " --- |" * len(releases)]
     for name in names:
-        cells = [_cell(table["snippets"][name]["results"][release]) for release in releases]
+        cells = [in_words(table["snippets"][name]["results"][release]) for release in releases]
         lines.append(f"| `{name}.py` | {' | '.join(cells)} |")
     return "\n".join(lines) + "\n"
-
-
-def _cell(result: dict[str, Any]) -> str:
-    if result["verdict"] == "differs":
-        return f"differs: {counted(len(result['lines']), 'line')}"
-    return str(result["verdict"])

@@ -37,8 +37,7 @@ def run(root: Path, record_step: Callable[[Path], object], summary: Path | None)
         post(f"{heading}\nRecording them here failed: {error}\n\nInstead, {RECORD_ELSEWHERE}\n", summary)
         raise
     changes = diff.render(before, diff.in_tree(root), "the pull request's commit", before_name="committed")
-    gone = sorted(files - generated_files(root))
-    if gone:  # unzipping the artifact cannot delete a file, so its author must
+    if gone := sorted(files - generated_files(root)):  # unzipping the artifact cannot delete a file, so its author must
         changes += (
             f"\nRecording deleted {counted(len(gone), 'file')}, which the artifact cannot: delete "
             f"{'it' if len(gone) == 1 else 'them'} in your clone "

@@ -24,8 +24,6 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from mkdocs.commands.build import build
@@ -33,7 +31,13 @@ from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import MkDocsException
 from mkdocs.livereload import LiveReloadServer
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    RegexMatchingEventHandler,
+)
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
@@ -50,18 +54,22 @@ from recorder.render.html import visible
 log = logging.getLogger("mkdocs.recorder.preview")
 QUIET_SECONDS = 0.3  # an editor's save is several events, a record run many: act once they stop
 # Written while a file is replaced, or by the record step for itself: no edit of an input.
-_NOT_EDITS = re.compile(rf"(^|/)(\.[^/]*\.tmp|{re.escape(LOCK)}|{re.escape(TRANSACTION)}(/.*)?|__pycache__(/.*)?)$")
+_NOT_EDITS = rf".*(^|/)(\.[^/]*\.tmp|{re.escape(LOCK)}|{re.escape(TRANSACTION)}(/.*)?|__pycache__(/.*)?)$"
+# The events that change a file; not those of reading one, which every refresh and build does to every input.
+_CHANGES = [FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent]
 
 
 class Preview:
-    """What the preview keeps between builds: what the record step said when it last failed, and what the last
-    build was asked for."""
+    """What the preview keeps between builds: what the record step said when it last failed, what the last build was
+    asked for, and the page served while the last build failed. It is the live-reload server's builder."""
 
-    def __init__(self, config_file: Path, timeout: float, trigger: Path) -> None:
-        self.config_file, self.timeout, self.trigger = config_file, timeout, trigger
+    def __init__(self, config_file: Path, timeout: float, folder: Path, address: str) -> None:
+        self.config_file, self.timeout, self.address = config_file, timeout, address
+        self.trigger, self.site_dir = folder / "build-due", folder / "site"  # the server watches the trigger
         self.note = ""  # what the record step said when it last failed on this state; "" when it did not
         self.tried = ""  # the digest of the state the record step last ran on
         self.asked = ("", "")  # the digest and the note of the last build asked for
+        self.failure: bytes | None = None  # the page served while the last build failed
         self.lock = threading.Lock()  # a refresh and a build never run at once: both read and write the state
         self.changed = threading.Event()
 
@@ -87,11 +95,12 @@ class Preview:
             return now
         self.tried = now.digest
         log.info("Recording what the change made stale")
-        command = [sys.executable, "-m", "recorder", "--root", str(self.config_file.parent), "record"]
-        ran = subprocess.run([*command, "--timeout", str(self.timeout)], stderr=subprocess.PIPE, text=True)
+        root = self.config_file.parent
+        command = [sys.executable, "-m", "recorder", "--root", str(root), "record", "--timeout", str(self.timeout)]
+        ran = subprocess.run(command, stderr=subprocess.PIPE, text=True)
         sys.stderr.write(ran.stderr)  # the terminal shows what it said, as `make record` would
         self.note = _error(ran)
-        return state.current(Project.load(self.config_file.parent, self.config_file))
+        return state.current(Project.load(root, self.config_file))
 
     def watch(self) -> None:
         """Refresh after each edit, once its events stop: forever, in a thread of its own."""
@@ -101,50 +110,20 @@ class Preview:
                 self.changed.clear()
             self.refresh()
 
-
-class _Edits(FileSystemEventHandler):
-    """Tells the preview of each edit of a file it reads: not of the state's own files, nor the record step's."""
-
-    def __init__(self, preview: Preview, docs_dir: Path) -> None:
-        self.preview, self.generated = preview, docs_dir / GENERATED
-        root = preview.config_file.parent
-        self.files = {preview.config_file, root / REQUIREMENTS}
-
-    def on_any_event(self, event: FileSystemEvent) -> None:
-        paths = (event.src_path, getattr(event, "dest_path", ""))  # a file moved into place is an edit of its target
-        if not event.is_directory and any(path and self._edits_an_input(Path(str(path))) for path in paths):
-            self.preview.changed.set()
-
-    def _edits_an_input(self, path: Path) -> bool:
-        root = self.preview.config_file.parent
-        if path.parent == root:  # the project's folder is watched for two files only
-            return path in self.files
-        return not path.is_relative_to(self.generated) and not _NOT_EDITS.search(path.as_posix())
-
-
-class _Builds:
-    """The builds the live-reload server asks for, each with the preview's options; a build that fails serves a
-    page saying why in place of every page."""
-
-    def __init__(self, preview: Preview, site_dir: Path, address: str) -> None:
-        self.preview, self.site_dir, self.address = preview, site_dir, address
-        self.url = f"http://{address}/"
-        self.failure: bytes | None = None  # the page served while the last build failed
-
     def config(self) -> MkDocsConfig:
         """The configuration as mkdocs.yml says now, with the preview's options; MkDocs' warnings are said, and a
         state that every other build refuses is shown, rather than stopping the build."""
-        with engine_config.reading(self.preview.config_file, preview=True):
-            config = load_config(str(self.preview.config_file), site_dir=str(self.site_dir), dev_addr=self.address)
-        config.strict, config.site_url = False, self.url
-        options = config.mdx_configs.setdefault(EXTENSION, {})
-        options.update(preview=True, preview_note=self.preview.note)
+        with engine_config.reading(self.config_file, preview=True):
+            config = load_config(str(self.config_file), site_dir=str(self.site_dir), dev_addr=self.address)
+        config.strict, config.site_url = False, f"http://{self.address}/"
+        config.mdx_configs.setdefault(EXTENSION, {}).update(preview=True, preview_note=self.note)
         return config
 
-    def __call__(self, config: MkDocsConfig | None = None) -> None:
-        with self.preview.lock:
+    def build(self, config: MkDocsConfig | None = None) -> None:
+        """A build the live-reload server asks for; one that fails serves a page saying why in place of every page."""
+        with self.lock:
             try:
-                build(config or self.config(), serve_url=self.url)
+                build(config or self.config(), serve_url=f"http://{self.address}/")
                 self.failure = None
             except Exception as error:  # whatever it is: served as the page, or requests would wait for a next build
                 message = str(error) if isinstance(error, MkDocsException | RecorderError) else traceback.format_exc()
@@ -163,24 +142,27 @@ class _Builds:
 
 def serve(config_file: Path, address: str, timeout: float) -> None:
     """Record what is stale, build the site and serve it on `address`, then record and rebuild on each edit."""
-    _log_to_terminal()
+    # MkDocs' messages, and the preview's, on stderr, as `mkdocs serve` prints them.
+    logging.basicConfig(format="%(levelname)-8s-  %(message)s")
+    logging.getLogger("mkdocs").setLevel(logging.INFO)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stopped as by Ctrl-C: its folder is removed
-    with _folder() as folder:
-        preview = Preview(config_file.resolve(), timeout, folder / "build-due")
+    # A folder of the preview's own, for the built site and the file its server watches.
+    with tempfile.TemporaryDirectory(prefix="recorder-preview-", ignore_cleanup_errors=True) as folder:
+        preview = Preview(config_file.resolve(), timeout, Path(folder), address)
         preview.refresh()
-        builds = _Builds(preview, folder / "site", address)
         try:
-            config = builds.config()
+            config = preview.config()
         except MkDocsException as error:  # nothing to serve, nor to watch yet
             raise RecorderError(f"{config_file.name} cannot be read: {error}") from None
         config.plugins.on_startup(command="serve", dirty=False)
         host, port = address.rsplit(":", 1)
-        server = LiveReloadServer(builder=builds, host=host, port=int(port), root=str(builds.site_dir))
-        server.error_handler = builds.page
-        builds(config)
+        server = LiveReloadServer(builder=preview.build, host=host, port=int(port), root=str(preview.site_dir))
+        server.error_handler = preview.page
+        preview.build(config)
         for path in [preview.trigger, *_other_files(config)]:
             server.watch(str(path))
-        observer = _watching(preview, config)
+        observer = watcher(preview, Path(config.docs_dir))
+        threading.Thread(target=preview.watch, daemon=True).start()
         try:
             server.serve()
         except KeyboardInterrupt:
@@ -191,36 +173,28 @@ def serve(config_file: Path, address: str, timeout: float) -> None:
             config.plugins.on_shutdown()
 
 
-def _watching(preview: Preview, config: MkDocsConfig) -> BaseObserver:
-    """The watcher of where an edit can change the state (the folders it reads, and the project's for mkdocs.yml),
-    started, and the thread that refreshes the preview after each edit."""
+def watcher(preview: Preview, docs_dir: Path) -> BaseObserver:
+    """The watcher of where an edit can change the state, started: the folders it reads, but not the state's own
+    files nor the record step's, and of the project's folder mkdocs.yml and requirements.txt only. It tells the
+    preview of each edit."""
     observer, root = Observer(), preview.config_file.parent
-    handler = _Edits(preview, Path(config.docs_dir))
-    for folder in (root / SNIPPETS_DIR, root / OUTPUTS_DIR, root / PUBLISHED_DIR, root / COMPAT_DIR, config.docs_dir):
-        if Path(folder).is_dir():
-            observer.schedule(handler, str(folder), recursive=True)
-    observer.schedule(handler, str(root), recursive=False)
+    generated = rf"{re.escape(str(docs_dir / GENERATED))}(/.*)?$"
+    # An event counts unless each of its paths is ignored: a file moved into place is an edit of its target.
+    inputs = RegexMatchingEventHandler(
+        ignore_regexes=[_NOT_EDITS, generated], ignore_policy="all", ignore_directories=True, case_sensitive=True
+    )
+    top = RegexMatchingEventHandler(
+        regexes=[f"{re.escape(str(path))}$" for path in (preview.config_file, root / REQUIREMENTS)],
+        ignore_directories=True,
+        case_sensitive=True,
+    )
+    inputs.on_any_event = top.on_any_event = lambda event: preview.changed.set()
+    for folder in (root / SNIPPETS_DIR, root / OUTPUTS_DIR, root / PUBLISHED_DIR, root / COMPAT_DIR, docs_dir):
+        if folder.is_dir():
+            observer.schedule(inputs, str(folder), recursive=True, event_filter=_CHANGES)
+    observer.schedule(top, str(root), recursive=False, event_filter=_CHANGES)
     observer.start()
-    threading.Thread(target=preview.watch, daemon=True).start()
     return observer
-
-
-def _log_to_terminal() -> None:
-    """MkDocs' messages, and the preview's, on stderr, as `mkdocs serve` prints them."""
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(levelname)-8s-  %(message)s"))
-    logger = logging.getLogger("mkdocs")
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-
-
-@contextmanager
-def _folder() -> Iterator[Path]:
-    """A folder of the preview's own, for the built site and the file its server watches; removed afterwards."""
-    with tempfile.TemporaryDirectory(prefix="recorder-preview-", ignore_cleanup_errors=True) as name:
-        (Path(name) / "site").mkdir()
-        (Path(name) / "build-due").touch()
-        yield Path(name)
 
 
 def _other_files(config: MkDocsConfig) -> list[Path]:
