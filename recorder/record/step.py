@@ -129,8 +129,7 @@ def record(
     """
     with session(root, report) as current:
         targets = _targets(current, force=force)
-        # Nothing to run, and no output of a deleted snippet left to drop.
-        if not targets and set(current.records) <= set(current.snippets) and not orphans(root, current.snippets):
+        if not targets and not _removed(root, current):  # nothing to run, and no output of a deleted snippet to drop
             report(f"{OUTPUTS_DIR}/ is up to date ({len(current.snippets)} snippets).")
             return 0
         quiet_libraries()
@@ -167,17 +166,12 @@ def _reachable(targets: list[Snippet], report: Report) -> list[Snippet]:
     if runs_on <= {Origin.NO_MODEL}:
         return targets
     online, weights = hub.configure(), Origin.WEIGHTS in runs_on
-    report(_reached(online, weights))
+    what = "GPT-2" if weights else "GPT-2's tokenizer"
+    report(f"{what} {MODEL_ID}@{short()}: {'hub reachable' if online else 'offline, from the local cache'}")
     if online and weights:  # a failed download stops here, before any snippet runs
         hub.fetch_pinned(report)
     in_reach = online or hub.weights_cached()
     return [snippet for snippet in targets if in_reach or snippet.runs_on is not Origin.WEIGHTS]
-
-
-def _reached(online: bool, weights: bool) -> str:
-    """What of GPT-2 the run reads, and where from."""
-    what = "GPT-2" if weights else "GPT-2's tokenizer"
-    return f"{what} {MODEL_ID}@{short()}: {'hub reachable' if online else 'offline, from the local cache'}"
 
 
 def _prepare_tokenizer(targets: list[Snippet], *, pinned_files: bool) -> Path | None:
@@ -186,10 +180,7 @@ def _prepare_tokenizer(targets: list[Snippet], *, pinned_files: bool) -> Path | 
     reads = any(snippet.runs_on is Origin.TOKENIZER or snippet.reads_tokenizer for snippet in targets)
     if not reads or {snippet.runs_on for snippet in targets} <= {Origin.WEIGHTS}:
         return None
-    tokenizer = hub.tokenizer_snapshot()
-    if pinned_files:
-        hub.digests(tokenizer, TOKENIZER_FILES, pinned=True)  # files cached earlier: refused before any runs
-    return tokenizer
+    return hub.tokenizer_snapshot(pinned=pinned_files)
 
 
 def _out_of_reach(root: Path, current: Session, left: list[Snippet], report: Report) -> None:
@@ -215,8 +206,7 @@ def _loaded_files(root: Path, runs: list[Run], tokenizer: Path | None, *, pinned
         return tokenizer_files, {}
     imported = [vars(module) for module in snippet_modules(root / SNIPPETS_DIR).values()]
     # The weight snippets' models only (runner.Run): one built from GPT-2's configuration has no revision.
-    snapshot = hub.loaded_snapshot([*(run.namespace for run in runs), *imported])
-    return tokenizer_files, hub.digests(snapshot, pinned=pinned_files)
+    return tokenizer_files, hub.loaded_files([*(run.namespace for run in runs), *imported], pinned=pinned_files)
 
 
 def _executed(root: Path, run: Run, tokenizer_files: Files, weight_files: Files) -> Record:
