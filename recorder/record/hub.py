@@ -159,14 +159,14 @@ def hub_failure(error: BaseException, source: str, runs_on: Origin) -> DownloadF
 
 def _hub_links(error: BaseException) -> list[BaseException]:
     """The errors of the hub's libraries (or `_Watch`) among `error` and those it was raised from or while handling."""
-    links, seen = [], set()
+    chain: list[BaseException] = []
     link: BaseException | None = error
-    while link is not None and id(link) not in seen:
-        seen.add(id(link))
-        if isinstance(link, DownloadFailed) or type(link).__module__.split(".")[0] in LIBRARIES:
-            links.append(link)
+    while link is not None and link not in chain:  # a chain set by hand may loop back
+        chain.append(link)
         link = link.__cause__ or link.__context__
-    return links
+    return [
+        link for link in chain if isinstance(link, DownloadFailed) or type(link).__module__.split(".")[0] in LIBRARIES
+    ]
 
 
 def _cause(error: BaseException) -> str:
