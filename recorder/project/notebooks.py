@@ -82,15 +82,14 @@ def _globals_used(table: symtable.SymbolTable) -> set[str]:
 def stale_notebooks(project: Project, outputs: Outputs, stale: set[str]) -> list[Finding]:
     """Each companion notebook that is missing, differs from what `generate` returns now, or belongs to no part. One
     whose part has `stale` outputs (snippet names) differs for their cause: `make record` rewrites it with them."""
-    problems = [_notebook_problem(project, outputs, notebook, stale) for notebook in notebooks(project)]
+    problems = [_notebook_problem(project, outputs, *notebook, stale) for notebook in notebooks(project)]
     return [finding for finding in problems if finding]
 
 
 def _notebook_problem(
-    project: Project, outputs: Outputs, notebook: tuple[Path, str, Part | None], stale: set[str]
+    project: Project, outputs: Outputs, path: Path, name: str, part: Part | None, stale: set[str]
 ) -> Finding | None:
-    """What is wrong with a notebook, at its path, named so in messages, of its part; None if nothing is."""
-    path, name, part = notebook
+    """What is wrong with the notebook at `path`, `name` in messages, of `part`; None if nothing is."""
     if part is None:
         return recordable(
             f"{name} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). Delete it, or run `make record`, which does."
