@@ -239,7 +239,7 @@ def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
         if not (targets := [snippet for snippet in targets if snippet.runs_on is Origin.WEIGHTS]):
             report("every model snippet's output is up to date; nothing to attach.")
             return 0
-        attached = article.attach(root, targets, timeout=timeout, report=report)
+        attached = article.attach(root, targets, current.project.options, timeout=timeout, report=report)
         fresh = {
             name: (output, _from_article(root, current.snippets[name], output, taken))
             for name, (output, taken) in attached.items()
