@@ -166,12 +166,17 @@ def _reachable(targets: list[Snippet], report: Report) -> list[Snippet]:
     if runs_on <= {Origin.NO_MODEL}:
         return targets
     online, weights = hub.configure(), Origin.WEIGHTS in runs_on
-    what = "GPT-2" if weights else "GPT-2's tokenizer"
-    report(f"{what} {MODEL_ID}@{short()}: {'hub reachable' if online else 'offline, from the local cache'}")
+    report(_reached(online, weights))
     if online and weights:  # a failed download stops here, before any snippet runs
         hub.fetch_pinned(report)
     in_reach = online or hub.weights_cached()
     return [snippet for snippet in targets if in_reach or snippet.runs_on is not Origin.WEIGHTS]
+
+
+def _reached(online: bool, weights: bool) -> str:
+    """What of GPT-2 the run reads, and where from."""
+    what = "GPT-2" if weights else "GPT-2's tokenizer"
+    return f"{what} {MODEL_ID}@{short()}: {'hub reachable' if online else 'offline, from the local cache'}"
 
 
 def _prepare_tokenizer(targets: list[Snippet], *, pinned_files: bool) -> Path | None:
