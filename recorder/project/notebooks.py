@@ -82,8 +82,9 @@ def _globals_used(table: symtable.SymbolTable) -> set[str]:
 def stale_notebooks(project: Project, outputs: Outputs, stale: set[str]) -> list[Finding]:
     """Each companion notebook that is missing, differs from what `generate` returns now, or belongs to no part. One
     whose part has `stale` outputs (snippet names) differs for their cause: `make record` rewrites it with them."""
-    problems = [_notebook_problem(project, outputs, *notebook, stale) for notebook in notebooks(project)]
-    return [finding for finding in problems if finding]
+    return [
+        finding for notebook in notebooks(project) if (finding := _notebook_problem(project, outputs, *notebook, stale))
+    ]
 
 
 def _notebook_problem(

@@ -128,7 +128,10 @@ def record(
     only the benchmark does that, to record its stand-in into a throwaway copy of the project.
     """
     with session(root, report) as current:
-        targets = _targets(current, force=force)
+        targets = stale(current, force=force)
+        targets += [
+            snippet for snippet in article.to_confirm(current.snippets, current.records) if snippet not in targets
+        ]
         if not targets and not _removed(root, current):  # nothing to run, and no output of a deleted snippet to drop
             report(f"{OUTPUTS_DIR}/ is up to date ({len(current.snippets)} snippets).")
             return 0
@@ -139,24 +142,24 @@ def record(
         tokenizer_files, weight_files = _loaded_files(root, runs, tokenizer, pinned_files=pinned_files)
         article.compare(root, runs, current.records, report)
         fresh = {run.snippet.name: (run.stdout, _executed(root, run, tokenizer_files, weight_files)) for run in runs}
-        changed = save(root, current, fresh)
-        report(
-            f"recorded {len(runs)} of {len(current.snippets)} snippets into {OUTPUTS_DIR}/{_unchanged(runs, changed)}"
+        changed = _saved(
+            root,
+            current,
+            fresh,
+            f"recorded {len(runs)} of {len(current.snippets)} snippets into {OUTPUTS_DIR}/",
+            report,
         )
     _out_of_reach(root, current, [snippet for snippet in targets if snippet not in runnable], report)  # notebooks too
     return changed
 
 
-def _unchanged(runs: list[object], changed: int) -> str:
-    """What a report adds about the runs that recorded what was recorded already."""
-    same = len(runs) - changed
-    return f" ({same} of them as recorded already: records left as they were)" if same else ""
-
-
-def _targets(current: Session, *, force: bool) -> list[Snippet]:
-    """The stale snippets, then those recorded from the article's outputs, re-run when GPT-2 is in reach."""
-    targets = stale(current, force=force)
-    return targets + [s for s in article.to_confirm(current.snippets, current.records) if s not in targets]
+def _saved(root: Path, current: Session, fresh: dict[str, tuple[bytes, Record]], done: str, report: Report) -> int:
+    """`save` `fresh`, then report `done` and how many of its outputs were those recorded already. Returns how many
+    outputs changed."""
+    changed = save(root, current, fresh)
+    same = len(fresh) - changed
+    report(done + (f" ({same} of them as recorded already: records left as they were)" if same else ""))
+    return changed
 
 
 def _reachable(targets: list[Snippet], report: Report) -> list[Snippet]:
@@ -249,6 +252,4 @@ def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
             name: (output, _from_article(root, current.snippets[name], output, taken))
             for name, (output, taken) in attached.items()
         }
-        changed = save(root, current, fresh)
-        report(f"attached {counted(len(attached), 'published output')}{_unchanged(list(attached), changed)}")
-        return changed
+        return _saved(root, current, fresh, f"attached {counted(len(attached), 'published output')}", report)
