@@ -177,9 +177,8 @@ def attach(
             f"{snippet.relative(root)}: {counted(exact, 'line')} equal, "
             f"{counted(by_form, 'weight-dependent line')} of the same form"
         )
-        statements = options.article(name)
-        article = Article(statements.title, label, statements.stated, statements.prose, exact, by_form)
-        attached[name] = (texts[name].encode(), article)
+        title, stated, prose = options.article(name)
+        attached[name] = (texts[name].encode(), Article(title, label, stated, prose, exact, by_form))
     return attached
 
 
