@@ -291,10 +291,9 @@ class Bench:
 
     def run(self, argv: tuple[str | Path, ...], cwd: Path) -> tuple[Sample, str]:
         """Run a command; its wall time, peak memory and CPU time, and what it printed."""
-        command = [str(part) for part in argv]
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             started = time.perf_counter()
-            child = subprocess.Popen(command, cwd=cwd, env=self.env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+            child = subprocess.Popen(argv, cwd=cwd, env=self.env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
             _, status, usage = os.wait4(child.pid, 0)
             seconds = time.perf_counter() - started
             child.returncode = os.waitstatus_to_exitcode(status)
@@ -303,7 +302,7 @@ class Bench:
             stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
         if child.returncode != 0:
             raise RecorderError(
-                f"`{' '.join(command)}` in {cwd} exited with status {child.returncode}:\n{stdout}{stderr}"
+                f"`{' '.join(map(str, argv))}` in {cwd} exited with status {child.returncode}:\n{stdout}{stderr}"
             )
         return Sample(seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime), stdout
 
