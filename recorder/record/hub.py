@@ -85,7 +85,8 @@ def configure() -> bool:
     if hub_reachable():
         from huggingface_hub import constants, get_session
 
-        watch, hooks = _Watch(constants.HF_HUB_ETAG_TIMEOUT), get_session().event_hooks  # the client it shares
+        # Every request of the client that huggingface_hub shares between its calls goes through the watch.
+        watch, hooks = _Watch(constants.HF_HUB_ETAG_TIMEOUT), get_session().event_hooks
         hooks["request"].append(watch.request)
         hooks["response"].append(watch.response)
         return True
