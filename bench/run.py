@@ -291,10 +291,9 @@ class Bench:
 
     def run(self, argv: tuple[str | Path, ...], cwd: Path) -> tuple[Sample, str]:
         """Run a command; its wall time, peak memory and CPU time, and what it printed."""
-        command = [str(part) for part in argv]
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             started = time.perf_counter()
-            child = subprocess.Popen(command, cwd=cwd, env=self.env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+            child = subprocess.Popen(argv, cwd=cwd, env=self.env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
             _, status, usage = os.wait4(child.pid, 0)
             seconds = time.perf_counter() - started
             child.returncode = os.waitstatus_to_exitcode(status)
@@ -303,7 +302,7 @@ class Bench:
             stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
         if child.returncode != 0:
             raise RecorderError(
-                f"`{' '.join(command)}` in {cwd} exited with status {child.returncode}:\n{stdout}{stderr}"
+                f"`{' '.join(map(str, argv))}` in {cwd} exited with status {child.returncode}:\n{stdout}{stderr}"
             )
         return Sample(seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime), stdout
 
@@ -316,21 +315,18 @@ class Bench:
         return timed
 
     def sample(self, name: str, number: int) -> Sample:
-        """The variant `name` run once, in round `number`, and said."""
+        """The variant `name` run once, in round `number`, and said. A no-op `make site` is refused if it recorded
+        something, which would time other work."""
         argv, cwd = self.variants[name]
-        sample = (self.run_unchanged if name.startswith(NOOP) else self.run)(argv, cwd)[0]
+        manifest = cwd / OUTPUTS_DIR / MANIFEST_NAME
+        before = manifest.read_bytes() if name.startswith(NOOP) else None
+        sample = self.run(argv, cwd)[0]
+        if before is not None and manifest.read_bytes() != before:
+            raise RecorderError(f"`make site` in {cwd} recorded something: it was to find nothing stale.")
         print(
             f"round {number + 1}/{ROUNDS}  {name:<30} {sample.seconds:7.2f} s  {sample.peak_mib:6.0f} MiB", flush=True
         )
         return sample
-
-    def run_unchanged(self, argv: tuple[str | Path, ...], cwd: Path) -> tuple[Sample, str]:
-        """A no-op `make site`, run: refused if it recorded something, which would time other work."""
-        manifest = (cwd / OUTPUTS_DIR / MANIFEST_NAME).read_bytes()
-        ran = self.run(argv, cwd)
-        if (cwd / OUTPUTS_DIR / MANIFEST_NAME).read_bytes() != manifest:
-            raise RecorderError(f"`make site` in {cwd} recorded something: it was to find nothing stale.")
-        return ran
 
 
 def medians(timed: dict[tuple[str, str], list[Round]]) -> dict[str, dict[str, Any]]:

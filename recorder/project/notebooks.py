@@ -40,9 +40,8 @@ def generate(project: Project, outputs: Outputs, part: Part) -> bytes:
     ]
     imports, pins = _imports(outputs.root, blocks)
     _check_runs(f"{outputs.docs_dir}/{part.page}", ["\n".join(imports), *(cell.source for cell in examples)], blocks)
-    installs_torch = any(pin.startswith("torch==") for pin in pins)
     cells = [
-        new_markdown_cell(_introduction(part.title, outputs, blocks, installs_torch=installs_torch), id="about"),
+        new_markdown_cell(_introduction(part.title, outputs, blocks, pins), id="about"),
         new_code_cell("%pip install " + " ".join(pins), id="install"),
         new_code_cell("\n".join(imports), id="imports"),
         *examples,
@@ -82,15 +81,15 @@ def _globals_used(table: symtable.SymbolTable) -> set[str]:
 def stale_notebooks(project: Project, outputs: Outputs, stale: set[str]) -> list[Finding]:
     """Each companion notebook that is missing, differs from what `generate` returns now, or belongs to no part. One
     whose part has `stale` outputs (snippet names) differs for their cause: `make record` rewrites it with them."""
-    problems = [_notebook_problem(project, outputs, notebook, stale) for notebook in notebooks(project)]
-    return [finding for finding in problems if finding]
+    return [
+        finding for notebook in notebooks(project) if (finding := _notebook_problem(project, outputs, *notebook, stale))
+    ]
 
 
 def _notebook_problem(
-    project: Project, outputs: Outputs, notebook: tuple[Path, str, Part | None], stale: set[str]
+    project: Project, outputs: Outputs, path: Path, name: str, part: Part | None, stale: set[str]
 ) -> Finding | None:
-    """What is wrong with a notebook, at its path, named so in messages, of its part; None if nothing is."""
-    path, name, part = notebook
+    """What is wrong with the notebook at `path`, `name` in messages, of `part`; None if nothing is."""
     if part is None:
         return recordable(
             f"{name} belongs to no part (no {SNIPPETS_DIR}/{path.stem}/). Delete it, or run `make record`, which does."
@@ -170,8 +169,9 @@ def _imports_from_outside(path: Path, local: set[str]) -> Iterator[tuple[ast.Imp
                 yield node, alias, module
 
 
-def _introduction(title: str, outputs: Outputs, blocks: list[Listing], *, installs_torch: bool) -> str:
-    """The first cell: the part, titled as the navigation titles it, and where each output comes from."""
+def _introduction(title: str, outputs: Outputs, blocks: list[Listing], pins: list[str]) -> str:
+    """The first cell: the part, titled as the navigation titles it, and where each output comes from; `pins`, what
+    its install cell installs."""
     # The files of each origin, worded as the line under each output says it, without its day.
     origins: dict[str, dict[str, None]] = {}
     for block in blocks:
@@ -182,7 +182,7 @@ def _introduction(title: str, outputs: Outputs, blocks: list[Listing], *, instal
     # PyTorch's own index offers its CPU build, far smaller than the default one: worth saying where it installs.
     torch_index = (
         "\n(add `--extra-index-url https://download.pytorch.org/whl/cpu` to it for PyTorch's smaller CPU build)"
-        if installs_torch
+        if any(pin.startswith("torch==") for pin in pins)
         else ""
     )
     return f"""# {title}

