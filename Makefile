@@ -102,7 +102,7 @@ audit: site $(LIGHTHOUSE_STAMP) ## Lighthouse on every page (median of 3); fails
 	rm -rf audit
 	node_modules/.bin/lhci autorun
 
-bench: $(STAMP) ## Time record and site against the limit, mkdocs-jupyter and plain MkDocs; writes bench/results.json
+bench: $(STAMP) ## Time record and site against the limit, mkdocs-jupyter and plain MkDocs; writes bench/results.json, fails on a goal missed
 	$(BIN)/python -m bench.run
 
 # Not part of `make test` or `make site`: it runs several transformers releases, each in an environment

@@ -4,6 +4,7 @@ records, `make bench` checks itself before it times anything (`Bench.__init__`).
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from bench import run as bench_run
 from bench.run import (
     MAKE,
     MARKER,
@@ -126,3 +128,32 @@ def test_each_ratio_divides_runs_made_back_to_back(monkeypatch: pytest.MonkeyPat
             round(getattr(both[top], measure) / getattr(both[bottom], measure), 3) for both in rounds
         ]
     assert any(top == ZENSICAL and bottom == NOOP for _, top, bottom, _, _ in RATIOS)
+
+
+@pytest.mark.parametrize("cold_record_seconds", [1.0, 100.0])
+def test_make_bench_fails_naming_each_ratio_that_misses_its_goal(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str], cold_record_seconds: float
+) -> None:
+    """Variants as fast as their partners meet every goal; a cold record 100 times the limit's time misses one, and
+    `make bench` fails, naming it, with every ratio still written to the results."""
+
+    class Timed:
+        def __init__(self, folder: Path) -> None:
+            pass
+
+        def rounds(self) -> dict[tuple[str, str], list[dict[str, Sample]]]:
+            seconds = {"cold record": cold_record_seconds}
+            return {pair: [{name: Sample(seconds.get(name, 1.0), 1.0, 1.0) for name in pair}] for pair in PAIRS}
+
+    monkeypatch.setattr(bench_run, "Bench", Timed)
+    monkeypatch.setattr(bench_run, "RESULTS", tmp_path / "results.json")
+    monkeypatch.setattr(bench_run, "PROJECT", tmp_path)
+    status = bench_run.main([])
+    written = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert [ratio["name"] for ratio in written["ratios"]] == [name for name, *_ in RATIOS]
+    if cold_record_seconds == 1.0:
+        assert status == 0
+        assert "goal missed" not in capsys.readouterr().err
+    else:
+        assert status == 1
+        assert "error: goal missed: cold record / limit. Profile its variant" in capsys.readouterr().err
