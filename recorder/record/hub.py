@@ -101,10 +101,15 @@ def weights_cached() -> bool:
 
 def model_within_reach() -> bool:
     """Whether GPT-2 could be loaded now, judged without importing any hub library."""
-    cache_home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    home = Path(os.environ.get("HF_HOME") or cache_home / "huggingface")
-    cache = Path(os.environ.get("HF_HUB_CACHE") or home / "hub")
-    return (gpt2.snapshot_dir(cache) / WEIGHTS_FILE).is_file() or hub_reachable()
+    return (gpt2.snapshot_dir(hub_cache()) / WEIGHTS_FILE).is_file() or hub_reachable()
+
+
+def hub_cache() -> Path:
+    """The Hugging Face cache as huggingface_hub's `constants.HF_HUB_CACHE` works it out from the environment (the
+    older HUGGINGFACE_HUB_CACHE included), without importing it."""
+    home = os.getenv("HF_HOME", os.path.join(os.getenv("XDG_CACHE_HOME", "~/.cache"), "huggingface"))
+    cache = os.getenv("HF_HUB_CACHE", os.getenv("HUGGINGFACE_HUB_CACHE", os.path.join(home, "hub")))
+    return Path(os.path.expandvars(os.path.expanduser(cache)))
 
 
 def _snapshot() -> Path:
