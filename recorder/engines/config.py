@@ -70,19 +70,23 @@ def _project(path: Path) -> Project:
         raise Unbuildable(str(error)) from None
 
 
-def checked(config_file: str | None = None) -> str:
-    """Called by an engine from its configuration file (or by the extension, given the file): the state's digest,
-    once it has no problems, or in a preview."""
-    path = Path(config_file).resolve() if config_file else configuration_file()
-    current = state.current(_project(path))
+def check(config_file: Path) -> tuple[Path, State]:
+    """The configuration file and its state, once it has no problems, or in a preview; kept by its digest."""
+    current = state.current(_project(config_file))
     if current.failure and not (_READING and _READING[-1][1]):
         raise Unbuildable(current.failure)
-    _CHECKED[current.digest] = (path, current)
-    return current.digest
+    _CHECKED[current.digest] = (config_file, current)
+    return config_file, current
+
+
+def checked() -> str:
+    """Called by an engine from its configuration file: the state's digest, once it has no problems, or in a
+    preview."""
+    return check(configuration_file())[1].digest
 
 
 def checked_as(digest: str) -> tuple[Path, State] | None:
-    """The configuration file and the state whose digest `checked` returned, in this process."""
+    """The configuration file and the state whose digest `check` returned, in this process."""
     return _CHECKED.get(digest)
 
 
