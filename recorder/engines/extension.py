@@ -86,7 +86,13 @@ class RecordedOutputs(Directives):
         prepared.noted(problem_note, problem_inline)
         stale = set(self.checked()[1].stale)
         prepared.outputs = [
-            (directive, _stale_note(directive.file))
+            (
+                directive,
+                problem_note(
+                    f"snippets/{directive.file} changed since this output was recorded, and it is not recorded "
+                    "again yet: the message at the top of the page says why."
+                ),
+            )
             if isinstance(directive, Example | Figure) and directive.name in stale
             else (directive, html)
             for directive, html in prepared.outputs
@@ -105,13 +111,6 @@ class RecordedOutputs(Directives):
             paragraph = Element("p")
             paragraph.text = md.htmlStash.store(banner(checked.problems, note))
             root.insert(0, paragraph)
-
-
-def _stale_note(file: str) -> str:
-    return problem_note(
-        f"snippets/{file} changed since this output was recorded, and it is not recorded again yet: the message "
-        "at the top of the page says why."
-    )
 
 
 def makeExtension(**kwargs: Any) -> RecordedOutputs:

@@ -82,7 +82,7 @@ class RecordedOutputsPlugin(BasePlugin):
         named = repository.from_environment(os.environ)
         if named is not None:
             config.repo_url, config.repo_name = named.url, named.name
-            config.edit_uri = repository.edit_uri(self.project.docs_path)
+            config.edit_uri = f"edit/main/{self.project.docs_path}/"  # a pull request against the built branch
         elif unset := repository.missing(os.environ):
             log.info("%s not set: pages link to the copies inside the site, not to the repository.", ", ".join(unset))
         return named

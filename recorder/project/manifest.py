@@ -92,10 +92,6 @@ class Record:
     seconds: float  # how long the snippet took (0 for an output taken from the article)
     article: Article | None = None
 
-    def source_sha256(self, path: str) -> str | None:
-        """The recorded sha256 of `path`, a snippet it ran, from the project's folder; None if it ran no such file."""
-        return self.sources.get(path)
-
     def ran_with(self, package: str) -> str | None:
         """The release of `package` it ran with (taken from the article: that the check against stand-ins ran with)."""
         return self.versions.get(package)

@@ -55,7 +55,7 @@ def _renamed(root: Path, snippets: dict[str, Snippet], records: dict[str, Record
     """Snippets that were only renamed (or moved to another part): the new name of each, by its file's content, with
     the name the manifest records it under."""
     gone = {
-        record.source_sha256(f"{SNIPPETS_DIR}/{name}.py"): name
+        record.sources.get(f"{SNIPPETS_DIR}/{name}.py"): name
         for name, record in records.items()
         if name not in snippets
     }
@@ -105,7 +105,7 @@ def _changed_sources(root: Path, snippet: Snippet, record: Record) -> str | None
     if (hashes := source_hashes(snippet, root)) == record.sources:
         return None
     source = snippet.relative(root)
-    changed = [path for path, digest in hashes.items() if record.source_sha256(path) != digest]
+    changed = [path for path, digest in hashes.items() if record.sources.get(path) != digest]
     what = source if changed == [source] else f"{source}: {', '.join(changed) or 'its imports'}"
     return f"{what} changed since its output was recorded. {RECORD}"
 
