@@ -8,6 +8,7 @@ it as both engines' command lines do, and MkDocs' plugin, which MkDocs hands the
 (recorder/engines/plugin.py).
 """
 
+import argparse
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -48,13 +49,9 @@ def configuration_file(argv: list[str] | None = None) -> Path:
     take it, the one `-f` or `--config-file` names, else mkdocs.yml in the folder it runs in."""
     if _READING:
         return _READING[-1][0]
-    arguments = sys.argv[1:] if argv is None else argv
-    for index, argument in enumerate(arguments):
-        if argument in ("-f", "--config-file") and index + 1 < len(arguments):
-            return Path(arguments[index + 1]).resolve()
-        if argument.startswith("--config-file="):
-            return Path(argument.partition("=")[2]).resolve()
-    return (Path.cwd() / CONFIG_FILE).resolve()
+    command_line = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    command_line.add_argument("-f", "--config-file", type=Path, default=Path(CONFIG_FILE))
+    return command_line.parse_known_args(sys.argv[1:] if argv is None else argv)[0].config_file.resolve()
 
 
 def _project(path: Path) -> Project:

@@ -17,8 +17,7 @@ class Finding:
     recordable: bool = False  # whether `make record` fixes it
 
 
-def problem(message: str, snippet: str | None = None, *, recordable: bool = False) -> Finding:
-    return Finding(message, Severity.PROBLEM, snippet, recordable)
+problem = Finding  # what a finding is unless said otherwise
 
 
 def recordable(message: str, snippet: str | None = None) -> Finding:
