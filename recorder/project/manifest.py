@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from recorder.project.errors import RecorderError
-from recorder.project.gpt2 import WEIGHTS_FILE
 
 SCHEMA = 2
 OUTPUTS_DIR = "outputs"
@@ -52,11 +51,6 @@ class Model:
     id: str
     revision: str
     files: dict[str, str]
-
-    @property
-    def weights_sha256(self) -> str:
-        """The sha256 of the weights the output was recorded with; empty where it read none."""
-        return self.files.get(WEIGHTS_FILE, "")
 
 
 @dataclass(frozen=True)

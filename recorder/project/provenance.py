@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from recorder.project.config import GENERATED, SNIPPETS_DIR
-from recorder.project.gpt2 import short
+from recorder.project.gpt2 import WEIGHTS_FILE, short
 from recorder.project.manifest import Article, Origin, Record
 from recorder.project.repository import Repository
 
@@ -93,7 +93,7 @@ def on_what(record: Record, code: Callable[[Any], str] = _code) -> str:
         return f"GPT-2's tokenizer {pinned}, {files} sha256 verified"
     if record.origin is Origin.CONFIGURATION:
         return RANDOM_MODELS + (f", and GPT-2's tokenizer {pinned}, {files} sha256 verified" if model.files else "")
-    return f"GPT-2 {pinned}, weights sha256 {code(model.weights_sha256[:SHORT_HASH] + '…')} verified"
+    return f"GPT-2 {pinned}, weights sha256 {code(model.files.get(WEIGHTS_FILE, '')[:SHORT_HASH] + '…')} verified"
 
 
 def line(record: Record, *, markdown: bool = False) -> str:

@@ -127,12 +127,6 @@ def _described(origin: str, model: tuple[str, str] | None) -> str:
     return f"{model[0]}@{model[1][:7]} ({origin})" if model else origin
 
 
-def _changed_versions(root: Path, snippet: Snippet, record: Record) -> str | None:
-    if changes := version_changes(record, snippet):
-        return f"{snippet.relative(root)}: {version_advice(root, changes)}"
-    return None
-
-
 def _changed_statements(project: Project, snippet: Snippet, record: Record) -> str | None:
     """An output taken from the article whose record no longer says what the configuration says of it."""
     if record.article is None:
@@ -181,11 +175,13 @@ def _orphan_outputs(root: Path, snippets: dict[str, Snippet], records: dict[str,
     ]
 
 
-def version_advice(root: Path, changes: list[tuple[str, str | None, str | None]]) -> str:
+def _changed_versions(root: Path, snippet: Snippet, record: Record) -> str | None:
     """Each package whose release changed, as `torch: recorded with 2.13.0+cpu, installed 2.12.0`, and what
     helps: an environment off requirements.txt's pins is reinstalled; a changed pin is recorded with."""
+    if not (changes := version_changes(record, snippet)):
+        return None
     pinned = pins(root)
-    listed = "; ".join(
+    listed = f"{snippet.relative(root)}: " + "; ".join(
         f"{package}: recorded with {recorded or 'none'}, installed {installed or 'none'}"
         for package, recorded, installed in changes
     )

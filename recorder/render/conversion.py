@@ -54,7 +54,7 @@ class Directives(Extension):
     `converted` say what becomes of the directives that cannot render (a build stops at the first)."""
 
     def extendMarkdown(self, md: Markdown) -> None:
-        self.page = page = _Page(md, self.read, self.prepared, bool(self.getConfig("notebook_pages", False)))
+        page = _Page(md, self.read, self.prepared, bool(self.getConfig("notebook_pages", False)))
         # Priorities: before pymdownx.snippets (32); before inline processing (20); values after code
         # spans (190), links (160) and raw HTML (90), so a value in a link's address or a tag is left as
         # written, which `check` reports, and before emphasis (60), which could pair two names' underscores.
