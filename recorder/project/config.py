@@ -8,13 +8,13 @@ the series; its companion notebook is `<docs_dir>/notebooks/<part>.ipynb`, writt
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
+from yaml_env_tag import construct_env_tag
 
 from recorder.project.errors import RecorderError
 
@@ -47,13 +47,7 @@ class _ConfigLoader(_SafeLoader):
     """mkdocs.yml as both engines read it: `!ENV` resolved; Python tags, which only an engine runs, left as None."""
 
 
-def _environment(loader: _ConfigLoader, node: yaml.Node) -> Any:
-    names = [loader.construct_scalar(node)] if isinstance(node, yaml.ScalarNode) else loader.construct_sequence(node)
-    default = names.pop() if len(names) > 1 else None
-    return next((os.environ[name] for name in names if name in os.environ), default)
-
-
-_ConfigLoader.add_constructor("!ENV", _environment)
+_ConfigLoader.add_constructor("!ENV", construct_env_tag)  # MkDocs' own
 _ConfigLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
 
 
