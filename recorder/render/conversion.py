@@ -229,15 +229,11 @@ def convert(outputs: Outputs, markdown: str) -> Converted:
         def converted(self, prepared: PreparedPage) -> None:
             page.errors += [str(error) for _, error in prepared.errors] + list(map(str, prepared.lost()))
 
-    extensions: list[str | Extension] = list(_ENGINE_EXTENSIONS)
-    configs: dict[str, dict[str, object]] = {}
-    for name, options in outputs.extensions.items():
-        if name == EXTENSION:
-            extensions.append(Reading())
-        elif name not in extensions:
-            extensions.append(name)
-            configs[name] = options
-    md = Markdown(extensions=extensions, extension_configs=configs)
+    listed = [name for name in outputs.extensions if name not in _ENGINE_EXTENSIONS]
+    md = Markdown(
+        extensions=[*_ENGINE_EXTENSIONS, *(Reading() if name == EXTENSION else name for name in listed)],
+        extension_configs={name: outputs.extensions[name] for name in listed},
+    )
     md.treeprocessors.register(Step(md, partial(page.read, md)), "recorded_links", 0)
     md.convert(markdown)
     return page
