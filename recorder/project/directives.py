@@ -114,16 +114,12 @@ def parse(markdown: str) -> list[Directive]:
 def _fenced(lines: list[str]) -> set[int]:
     """The numbers of the lines of fenced code blocks, fences included; an unclosed fence fences nothing."""
     fenced: set[int] = set()
-    number = 0
-    while number < len(lines):
-        if opening := _FENCE.match(lines[number]):
+    for number, line in enumerate(lines):
+        if number not in fenced and (opening := _FENCE.match(line)):
             closing = next(
-                (end for end in range(number + 1, len(lines)) if lines[end].strip(" \t") == opening.group(1)), None
+                (end for end in range(number + 1, len(lines)) if lines[end].strip(" \t") == opening[1]), None
             )
-            if closing is not None:
-                fenced.update(range(number, closing + 1))
-                number = closing
-        number += 1
+            fenced.update(range(number, closing + 1) if closing is not None else ())
     return fenced
 
 
