@@ -154,8 +154,16 @@ class Project:
         }
 
     def page(self, name: str) -> tuple[str, dict[str, Any]]:
-        """A page of the docs folder: its Markdown without front matter, and its front matter."""
-        return split_front_matter((self.docs_dir / name).read_text(encoding="utf-8"))
+        """A page of the docs folder: its Markdown without front matter, and its front matter (empty where it has none
+        that YAML reads as a mapping)."""
+        text = (self.docs_dir / name).read_text(encoding="utf-8")
+        if not (match := _FRONT_MATTER.match(text)):
+            return text, {}
+        try:
+            meta = yaml.safe_load(match.group(1))
+        except yaml.YAMLError:
+            return text, {}
+        return (text[match.end() :], meta) if isinstance(meta, dict) else (text, {})
 
     def description(self, part: Part) -> str:
         """The `description` of the part's page, as its front matter gives it; "" where it gives none."""
@@ -191,17 +199,6 @@ class Project:
                 )
             parts.append(Part(name, page, titles[page]))
         return sorted(parts, key=lambda part: list(titles).index(part.page))
-
-
-def split_front_matter(text: str) -> tuple[str, dict[str, Any]]:
-    """A page's Markdown and its front matter (empty where it has none that YAML reads as a mapping)."""
-    if not (match := _FRONT_MATTER.match(text)):
-        return text, {}
-    try:
-        meta = yaml.safe_load(match.group(1))
-    except yaml.YAMLError:
-        return text, {}
-    return (text[match.end() :], meta) if isinstance(meta, dict) else (text, {})
 
 
 def pages_of(nav: Any, title: str = "") -> list[tuple[str, str]]:

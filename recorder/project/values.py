@@ -104,27 +104,23 @@ def _listed(names: list[str]) -> str:
 
 
 def templates(root: Path, part: str) -> list[Template]:
-    """The templates of `part`, checked for form; none when it declares no values."""
+    """The templates of `part`, checked for form; none when it declares no values. Its values file maps each output (a
+    snippet's stem) to its template, or to a list of them."""
     path = root / SNIPPETS_DIR / part / VALUES_FILE
     if not path.is_file():
         return []
     where = f"{SNIPPETS_DIR}/{part}/{VALUES_FILE}"
-    return [
-        _template(root, part, str(output), text, where)
-        for output, written in _document(path, where).items()
-        for text in (written if isinstance(written, list) else [written])
-    ]
-
-
-def _document(path: Path, where: str) -> dict[object, object]:
-    """The values file: each output (a snippet's stem) mapped to its template, or to a list of them."""
     try:
         document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as error:
         raise TemplateError(f"{where} is not valid YAML ({error}).") from None
     if not isinstance(document, dict):
         raise TemplateError(f"{where} maps each output (a snippet's stem) to its template, or to a list of them.")
-    return document
+    return [
+        _template(root, part, str(output), text, where)
+        for output, written in document.items()
+        for text in (written if isinstance(written, list) else [written])
+    ]
 
 
 def _template(root: Path, part: str, output: str, text: object, where: str) -> Template:
