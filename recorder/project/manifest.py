@@ -86,14 +86,6 @@ class Record:
     seconds: float  # how long the snippet took (0 for an output taken from the article)
     article: Article | None = None
 
-    def ran_with(self, package: str) -> str | None:
-        """The release of `package` it ran with (taken from the article: that the check against stand-ins ran with)."""
-        return self.versions.get(package)
-
-    def version(self, package: str) -> str | None:
-        """The release of `package` its line names: the one it ran with, or the one the article states."""
-        return self.article.stated.get(package) if self.article else self.ran_with(package)
-
 
 _KINDS = {str: "text", int: "a whole number", float: "a number"}  # the JSON values a field holds, as a message says
 

@@ -99,10 +99,11 @@ def on_what(record: Record, code: Callable[[Any], str] = _code) -> str:
 def line(record: Record, *, markdown: bool = False) -> str:
     """Who · on what · versions; in Markdown (the notebook's) without the day, so the notebook holds still."""
     text, code, day = (str, backticks, "") if markdown else (html.escape, _code, _time(record.recorded_at[:10]))
+    versions = record.article.stated if record.article else record.versions  # the article's statement, or the run's
     named = [
         f"{NAMES.get(package, package)} {text(version)}"
         for package in _LINE_VERSIONS
-        if (version := record.version(package))
+        if (version := versions.get(package))
     ]
     said = who(record, emphasis) if markdown else f"<strong>{who(record)}</strong>"
     if record.article is None:
