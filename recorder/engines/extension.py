@@ -28,7 +28,7 @@ from recorder.project import repository
 from recorder.project.config import CONFIG_FILE, Project
 from recorder.project.directives import Example, Figure
 from recorder.project.outputs import Outputs, read_outputs
-from recorder.render.conversion import Directives, Step
+from recorder.render.conversion import Directives, Pass
 from recorder.render.html import banner, problem_inline, problem_note
 from recorder.render.page import PreparedPage
 
@@ -64,7 +64,7 @@ class RecordedOutputs(Directives):
     def extendMarkdown(self, md: Markdown) -> None:
         super().extendMarkdown(md)
         if self.getConfig("preview"):
-            md.treeprocessors.register(Step(md, partial(self.opened, md)), "recorded_preview_banner", 2)
+            md.treeprocessors.register(Pass(md, partial(self.opened, md)), "recorded_preview_banner", 2)
 
     def checked(self) -> tuple[Path, State]:
         """The configuration file and the state the page is rendered from, read when a page is converted, not when

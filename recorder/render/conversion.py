@@ -58,11 +58,11 @@ class Directives(Extension):
         # Priorities: before pymdownx.snippets (32); before inline processing (20); values after code
         # spans (190), links (160) and raw HTML (90), so a value in a link's address or a tag is left as
         # written, which `check` reports, and before emphasis (60), which could pair two names' underscores.
-        md.preprocessors.register(Step(md, page.fences), "recorded_fences", 33)
-        md.treeprocessors.register(Step(md, page.place_outputs), "recorded_outputs", 25)
+        md.preprocessors.register(Pass(md, page.fences), "recorded_fences", 33)
+        md.treeprocessors.register(Pass(md, page.place_outputs), "recorded_outputs", 25)
         md.inlinePatterns.register(_Values(r"\{\{[^{}\n]*\}\}", md, page), "recorded_values", 75)
-        md.treeprocessors.register(Step(md, _try_it), "recorded_try_it", 7)  # after attr_list (8) gave it its class
-        md.treeprocessors.register(Step(md, lambda root: self.converted(page.prepared)), "recorded_check", 1)
+        md.treeprocessors.register(Pass(md, _try_it), "recorded_try_it", 7)  # after attr_list (8) gave it its class
+        md.treeprocessors.register(Pass(md, lambda root: self.converted(page.prepared)), "recorded_check", 1)
 
     def read(self) -> Outputs:
         raise NotImplementedError("a subclass says where what the page may show comes from")
@@ -79,8 +79,8 @@ class Directives(Extension):
             raise lost[0]
 
 
-class Step(Processor):
-    """A processor of one conversion, a preprocessor or a tree processor: `run`, of the page's lines or its tree."""
+class Pass(Processor):
+    """A pass of one conversion, as a preprocessor or a tree processor: `run`, of the page's lines or its tree."""
 
     def __init__(self, md: Markdown, run: Callable[[Any], Any]) -> None:
         super().__init__(md)
@@ -234,7 +234,7 @@ def convert(outputs: Outputs, markdown: str) -> Converted:
         extensions=[*_ENGINE_EXTENSIONS, *(Reading() if name == EXTENSION else name for name in listed)],
         extension_configs={name: outputs.extensions[name] for name in listed},
     )
-    md.treeprocessors.register(Step(md, partial(page.read, md)), "recorded_links", 0)
+    md.treeprocessors.register(Pass(md, partial(page.read, md)), "recorded_links", 0)
     md.convert(markdown)
     return page
 
