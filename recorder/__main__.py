@@ -7,6 +7,7 @@ import os
 import sys
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from recorder.check import state
 from recorder.project.config import SNIPPETS_DIR, Project
@@ -36,58 +37,70 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m recorder", description=__doc__)
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: here)")
     # The options several commands share, each defined once.
-    timeout, summary = argparse.ArgumentParser(add_help=False), argparse.ArgumentParser(add_help=False)
-    timeout.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
-    summary.add_argument(
+    timeout = _option("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per snippet")
+    summary = _option(
         "--summary",
         type=Path,
         default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
         help="also append the report to this file (default: $GITHUB_STEP_SUMMARY)",
     )
+    rerun = _option("--force", action="store_true", help="re-run every snippet")
+    published = _option(
+        "--published", action="store_true", help="attach the article's published outputs for model snippets (offline)"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
-    for name, about in (
-        ("record", "re-run stale snippets and record their outputs"),
-        ("site", "record what is stale, then build the site with `mkdocs build --strict`"),
+    for name, about, options in (
+        ("record", "re-run stale snippets and record their outputs", [timeout, rerun, published]),
+        ("site", "record what is stale, then build the site with `mkdocs build --strict`", [timeout, rerun, published]),
+        ("check", "list what keeps the site from being built, as every build judges it", []),
+        (
+            "diff",
+            "what changed in the recorded outputs since a git ref, as Markdown",
+            [
+                _option(
+                    "base",
+                    nargs="?",
+                    help=f"a git ref (default: the merge base with {diff.UPSTREAM} when that ref exists, else HEAD)",
+                )
+            ],
+        ),
+        ("pr-record", "record what is stale and report it; fails if anything was", [summary]),
+        (
+            "compat",
+            "check the rows of compat/results.json not yet checked with several transformers releases",
+            [
+                timeout,
+                _option("--force", action="store_true", help="check every row again, not only those not yet checked"),
+            ],
+        ),
+        (
+            "pr-compat",
+            "check the rows of compat/results.json not yet checked and report it; fails if there were",
+            [timeout, summary],
+        ),
+        (
+            "serve",
+            "live preview: record what each edit makes stale, rebuild and reload (MkDocs)",
+            [
+                timeout,
+                _option("--dev-addr", default="127.0.0.1:8000", help="IP:PORT to serve on (default: %(default)s)"),
+            ],
+        ),
+        (
+            "tokenizer",
+            "put GPT-2's pinned tokenizer files in the Hugging Face cache, to run Part 1's snippets by hand offline",
+            [],
+        ),
     ):
-        run = commands.add_parser(name, help=about, parents=[timeout])
-        run.add_argument("--force", action="store_true", help="re-run every snippet")
-        run.add_argument(
-            "--published",
-            action="store_true",
-            help="attach the article's published outputs for model snippets (offline)",
-        )
-    commands.add_parser("check", help="list what keeps the site from being built, as every build judges it")
-    compare = commands.add_parser("diff", help="what changed in the recorded outputs since a git ref, as Markdown")
-    compare.add_argument(
-        "base",
-        nargs="?",
-        help=f"a git ref (default: the merge base with {diff.UPSTREAM} when that ref exists, else HEAD)",
-    )
-    commands.add_parser(
-        "pr-record", help="record what is stale and report it; fails if anything was", parents=[summary]
-    )
-    compat = commands.add_parser(
-        "compat",
-        help="check the rows of compat/results.json not yet checked with several transformers releases",
-        parents=[timeout],
-    )
-    compat.add_argument("--force", action="store_true", help="check every row again, not only those not yet checked")
-    commands.add_parser(
-        "pr-compat",
-        help="check the rows of compat/results.json not yet checked and report it; fails if there were",
-        parents=[timeout, summary],
-    )
-    serve = commands.add_parser(
-        "serve",
-        help="live preview: record what each edit makes stale, rebuild and reload (MkDocs)",
-        parents=[timeout],
-    )
-    serve.add_argument("--dev-addr", default="127.0.0.1:8000", help="IP:PORT to serve on (default: 127.0.0.1:8000)")
-    commands.add_parser(
-        "tokenizer",
-        help="put GPT-2's pinned tokenizer files in the Hugging Face cache, to run Part 1's snippets by hand offline",
-    )
+        commands.add_parser(name, help=about, parents=options)
     return parser
+
+
+def _option(*flags: str, **settings: Any) -> argparse.ArgumentParser:
+    """A parser holding one option, which the commands that take it name as a parent."""
+    option = argparse.ArgumentParser(add_help=False)
+    option.add_argument(*flags, **settings)
+    return option
 
 
 def _run_command(args: argparse.Namespace, root: Path, progress: Report) -> int:
@@ -103,9 +116,15 @@ def _run_command(args: argparse.Namespace, root: Path, progress: Report) -> int:
     elif args.command in ("pr-record", "pr-compat"):
         return _pull_request(args, root, progress)
     elif args.command == "tokenizer":
-        _tokenizer(progress)
+        progress(
+            f"GPT-2's vocab.json and merges.txt at revision {REVISION} are in the Hugging Face cache, "
+            f"{hub.cache_tokenizer()}, their sha256 checked. Run a snippet that loads only the tokenizer offline: "
+            f"HF_HUB_OFFLINE=1 .venv/bin/python {SNIPPETS_DIR}/PART/NAME.py"
+        )
     elif args.command == "serve":
-        _serve(root, args.dev_addr, args.timeout)
+        from recorder.tools import serve  # only here: only the preview needs MkDocs' server
+
+        serve.serve(Project.load(root).config_file, args.dev_addr, args.timeout)
     else:
         make_compat(root, timeout=args.timeout, report=progress, force=args.force)
     return 0
@@ -122,22 +141,6 @@ def _pull_request(args: argparse.Namespace, root: Path, progress: Report) -> int
         return 0
     print(pr_record.failure_line(tool.INSTRUCTION), file=sys.stderr)
     return 1
-
-
-def _serve(root: Path, address: str, timeout: float) -> None:
-    """The live preview; imported here, as only it needs MkDocs' server."""
-    from recorder.tools import serve
-
-    serve.serve(Project.load(root).config_file, address, timeout)
-
-
-def _tokenizer(report: Report) -> None:
-    snapshot = hub.cache_tokenizer()
-    report(
-        f"GPT-2's vocab.json and merges.txt at revision {REVISION} are in the Hugging Face cache, {snapshot}, "
-        "their sha256 checked. Run a snippet that loads only the tokenizer offline: "
-        f"HF_HUB_OFFLINE=1 .venv/bin/python {SNIPPETS_DIR}/PART/NAME.py"
-    )
 
 
 def _check(root: Path) -> int:

@@ -48,8 +48,7 @@ CONDITIONS: list[tuple[str, int, dict[str, Any] | None]] = [
 
 
 def first_ids(browser: Browser, url: str, slowdown: int, network: dict[str, Any] | None) -> float:
-    context = browser.new_context()
-    try:
+    with browser.new_context() as context:
         page = context.new_page()
         devtools = context.new_cdp_session(page)
         devtools.send("Network.setCacheDisabled", {"cacheDisabled": True})
@@ -60,8 +59,6 @@ def first_ids(browser: Browser, url: str, slowdown: int, network: dict[str, Any]
         page.locator(".try-tokenizer__box").wait_for()
         devtools.send("Emulation.setCPUThrottlingRate", {"rate": slowdown})
         return page.evaluate(FIRST_IDS)
-    finally:
-        context.close()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -70,14 +67,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--page", default="tokenization/", help="the page with the box (default: tokenization/)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds per condition (default: 5)")
     arguments = parser.parse_args(argv)
-    with served(arguments.site) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+    with (
+        served(arguments.site) as base,
+        sync_playwright() as playwright,
+        playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]) as browser,
+    ):
         url = base + arguments.page
         first_ids(browser, url, 1, None)  # the server compresses each file once, as a static host has it ready
         for label, slowdown, network in CONDITIONS:
             times = [first_ids(browser, url, slowdown, network) for _ in range(arguments.rounds)]
             print(f"{label}: median {statistics.median(times):.0f} ms, slowest {max(times):.0f} ms")
-        browser.close()
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from itertools import groupby
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,26 +27,17 @@ LINE = 120  # the project's longest line
 SURROGATES = range(0xD800, 0xE000)
 
 
-def every_code_point() -> str:
-    return "".join(chr(point) for point in range(0x110000) if point not in SURROGATES)
-
-
 def ranges(points: list[int]) -> list[tuple[int, int]]:
-    """Sorted code points as runs, (first, last)."""
-    runs: list[tuple[int, int]] = []
-    for point in points:
-        if runs and runs[-1][1] == point - 1:
-            runs[-1] = (runs[-1][0], point)
-        else:
-            runs.append((point, point))
-    return runs
+    """Sorted code points as runs, (first, last): along a run, each point less its place in the list is the same."""
+    runs = (list(run) for _, run in groupby(enumerate(points), key=lambda placed: placed[1] - placed[0]))
+    return [(run[0][1], run[-1][1]) for run in runs]
 
 
 def tokenizer_classes() -> dict[str, list[tuple[int, int]]]:
     """Each class's code points as the tokenizer's regex engine matches them, as runs."""
     from tokenizers import Regex, normalizers  # only here: the script's block is read without it
 
-    text = every_code_point()
+    text = "".join(chr(point) for point in range(0x110000) if point not in SURROGATES)
     return {
         name: ranges(sorted(map(ord, normalizers.Replace(Regex(outside), "").normalize_str(text))))
         for name, outside in OUTSIDE.items()

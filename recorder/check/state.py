@@ -114,23 +114,13 @@ def installed() -> list[str]:
 
 
 def work_out(project: Project, content: str) -> State:
-    """The state of the project whose inputs have digest `content`: every problem, every notice."""
-    from recorder.project.compat_table import notices  # as in _problems
-    from recorder.project.snippets import discover
-
-    try:
-        state = _problems(project, content)
-    except RecorderError as error:  # the configuration or the manifest cannot be read: nothing else can
-        state = State(content, (problem(str(error)),))
-    return replace(state, findings=state.findings + tuple(notices(project.root, discover(project.root))))
-
-
-def _problems(project: Project, content: str) -> State:
-    """Every problem, in one round: what to fix by hand (a part's description, a template, a page), then what `make
-    record` rewrites (outputs, notebooks), each named once. A problem that only follows from another one is left
-    out: a page quoting a value of a broken template, a missing output or a notebook that differs for a stale one.
-    The project is read once, into what the pages may read: the pages' own checks read nothing else of it."""
+    """The state of the project whose inputs have digest `content`: every problem, in one round, then every notice.
+    First what to fix by hand (a part's description, a template, a page), then what `make record` rewrites (outputs,
+    notebooks), each named once. A problem that only follows from another one is left out: a page quoting a value of
+    a broken template, a missing output or a notebook that differs for a stale one. The project is read once, into
+    what the pages may read: the pages' own checks read nothing else of it."""
     # Imported here: a build whose state is already known reads none of them.
+    from recorder.project.compat_table import notices
     from recorder.project.notebooks import stale_notebooks
     from recorder.project.outputs import read_outputs, unused_values
     from recorder.project.snippets import discover
@@ -138,16 +128,20 @@ def _problems(project: Project, content: str) -> State:
     from recorder.project.values import templates
     from recorder.render.conversion import pages_problems
 
-    copies = {f"{GENERATED}/{name}" for name in site_copies(project)}
-    outputs = read_outputs(project, repository.from_environment(os.environ))
-    lagging = stale_outputs(project, discover(project.root), outputs.records)
-    stale = {finding.snippet for finding in lagging if finding.snippet}
-    orphaned = [template.orphaned for part in outputs.parts for template in templates(project.root, part)]
-    by_hand = project.undescribed() + [message for message in orphaned if message]
-    said = {*by_hand, *(finding.message for finding in lagging), *map(missing_output, stale)}
-    messages = by_hand + pages_problems(outputs, copies, said) + unused_values(outputs)
-    recorded = lagging + stale_notebooks(project, outputs, stale)
-    return State(content, tuple(map(problem, messages)) + tuple(recorded), stale=tuple(sorted(stale)))
+    try:
+        copies = {f"{GENERATED}/{name}" for name in site_copies(project)}
+        outputs = read_outputs(project, repository.from_environment(os.environ))
+        lagging = stale_outputs(project, discover(project.root), outputs.records)
+        stale = {finding.snippet for finding in lagging if finding.snippet}
+        orphaned = [template.orphaned for part in outputs.parts for template in templates(project.root, part)]
+        by_hand = project.undescribed() + [message for message in orphaned if message]
+        said = {*by_hand, *(finding.message for finding in lagging), *map(missing_output, stale)}
+        messages = by_hand + pages_problems(outputs, copies, said) + unused_values(outputs)
+        recorded = lagging + stale_notebooks(project, outputs, stale)
+        state = State(content, tuple(map(problem, messages)) + tuple(recorded), stale=tuple(sorted(stale)))
+    except RecorderError as error:  # the configuration or the manifest cannot be read: nothing else can
+        state = State(content, (problem(str(error)),))
+    return replace(state, findings=state.findings + tuple(notices(project.root, discover(project.root))))
 
 
 def current(project: Project) -> State:

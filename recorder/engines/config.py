@@ -8,6 +8,7 @@ it as both engines' command lines do, and MkDocs' plugin, which MkDocs hands the
 (recorder/engines/plugin.py).
 """
 
+import argparse
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -48,13 +49,9 @@ def configuration_file(argv: list[str] | None = None) -> Path:
     take it, the one `-f` or `--config-file` names, else mkdocs.yml in the folder it runs in."""
     if _READING:
         return _READING[-1][0]
-    arguments = sys.argv[1:] if argv is None else argv
-    for index, argument in enumerate(arguments):
-        if argument in ("-f", "--config-file") and index + 1 < len(arguments):
-            return Path(arguments[index + 1]).resolve()
-        if argument.startswith("--config-file="):
-            return Path(argument.partition("=")[2]).resolve()
-    return (Path.cwd() / CONFIG_FILE).resolve()
+    command_line = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    command_line.add_argument("-f", "--config-file", type=Path, default=Path(CONFIG_FILE))
+    return command_line.parse_known_args(sys.argv[1:] if argv is None else argv)[0].config_file.resolve()
 
 
 def _project(path: Path) -> Project:
@@ -70,19 +67,23 @@ def _project(path: Path) -> Project:
         raise Unbuildable(str(error)) from None
 
 
-def checked(config_file: str | None = None) -> str:
-    """Called by an engine from its configuration file (or by the extension, given the file): the state's digest,
-    once it has no problems, or in a preview."""
-    path = Path(config_file).resolve() if config_file else configuration_file()
-    current = state.current(_project(path))
+def check(config_file: Path) -> tuple[Path, State]:
+    """The configuration file and its state, once it has no problems, or in a preview; kept by its digest."""
+    current = state.current(_project(config_file))
     if current.failure and not (_READING and _READING[-1][1]):
         raise Unbuildable(current.failure)
-    _CHECKED[current.digest] = (path, current)
-    return current.digest
+    _CHECKED[current.digest] = (config_file, current)
+    return config_file, current
+
+
+def checked() -> str:
+    """Called by an engine from its configuration file: the state's digest, once it has no problems, or in a
+    preview."""
+    return check(configuration_file())[1].digest
 
 
 def checked_as(digest: str) -> tuple[Path, State] | None:
-    """The configuration file and the state whose digest `checked` returned, in this process."""
+    """The configuration file and the state whose digest `check` returned, in this process."""
     return _CHECKED.get(digest)
 
 

@@ -15,21 +15,20 @@ its place.
 """
 
 import os
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import Element
 
 from markdown import Markdown
-from markdown.treeprocessors import Treeprocessor
 
 from recorder.check.state import State
 from recorder.engines import config as engine_config
 from recorder.project import repository
-from recorder.project.config import Project
+from recorder.project.config import CONFIG_FILE, Project
 from recorder.project.directives import Example, Figure
 from recorder.project.outputs import Outputs, read_outputs
-from recorder.render.conversion import Directives
+from recorder.render.conversion import Directives, Pass
 from recorder.render.html import banner, problem_inline, problem_note
 from recorder.render.page import PreparedPage
 
@@ -65,19 +64,15 @@ class RecordedOutputs(Directives):
     def extendMarkdown(self, md: Markdown) -> None:
         super().extendMarkdown(md)
         if self.getConfig("preview"):
-            md.treeprocessors.register(_Banner(md, self), "recorded_preview_banner", 2)
+            md.treeprocessors.register(Pass(md, partial(self.opened, md)), "recorded_preview_banner", 2)
 
     def checked(self) -> tuple[Path, State]:
         """The configuration file and the state the page is rendered from, read when a page is converted, not when
         the extension is made: MkDocs makes one to check its options."""
-        checked = engine_config.checked_as(self.getConfig("state"))
-        if checked is None:  # no engine computed it: work it out here, from the project's folder
-            given = Path(self.getConfig("project")).resolve()
-            checked = engine_config.checked_as(
-                engine_config.checked(str(given / "mkdocs.yml" if given.is_dir() else given))
-            )
-        assert checked is not None, "recorder.engines.config.checked keeps each state it returns"
-        return checked
+        if kept := engine_config.checked_as(self.getConfig("state")):
+            return kept
+        given = Path(self.getConfig("project")).resolve()  # no engine computed it: work it out here
+        return engine_config.check(given / CONFIG_FILE if given.is_dir() else given)
 
     def read(self) -> Outputs:
         config_file, checked = self.checked()
@@ -91,7 +86,13 @@ class RecordedOutputs(Directives):
         prepared.noted(problem_note, problem_inline)
         stale = set(self.checked()[1].stale)
         prepared.outputs = [
-            (directive, _stale_note(directive.file))
+            (
+                directive,
+                problem_note(
+                    f"snippets/{directive.file} changed since this output was recorded, and it is not recorded "
+                    "again yet: the message at the top of the page says why."
+                ),
+            )
             if isinstance(directive, Example | Figure) and directive.name in stale
             else (directive, html)
             for directive, html in prepared.outputs
@@ -103,26 +104,12 @@ class RecordedOutputs(Directives):
         if not self.getConfig("preview"):
             super().converted(prepared)
 
-
-def _stale_note(file: str) -> str:
-    return problem_note(
-        f"snippets/{file} changed since this output was recorded, and it is not recorded again yet: the message "
-        "at the top of the page says why."
-    )
-
-
-class _Banner(Treeprocessor):
-    """In a preview of a state with problems, the page opens with its problems."""
-
-    def __init__(self, md: Markdown, extension: RecordedOutputs) -> None:
-        super().__init__(md)
-        self.extension = extension
-
-    def run(self, root: Element) -> None:
-        checked, note = self.extension.checked()[1], str(self.extension.getConfig("preview_note"))
+    def opened(self, md: Markdown, root: Element) -> None:
+        """In a preview of a state with problems, the page opens with its problems."""
+        checked, note = self.checked()[1], str(self.getConfig("preview_note"))
         if checked.problems or note:
             paragraph = Element("p")
-            paragraph.text = self.md.htmlStash.store(banner(checked.problems, note))
+            paragraph.text = md.htmlStash.store(banner(checked.problems, note))
             root.insert(0, paragraph)
 
 

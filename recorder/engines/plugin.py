@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.config import config_options as c
-from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority
@@ -24,7 +23,7 @@ from mkdocs.utils import get_relative_url
 
 from recorder.engines import config as engine_config
 from recorder.project import repository
-from recorder.project.config import GENERATED, PLUGIN, Project
+from recorder.project.config import GENERATED, PLUGIN, Options, Project
 from recorder.project.errors import PageError, RecorderError
 from recorder.render import notebook_page
 from recorder.render.conversion import EXTENSION
@@ -35,17 +34,11 @@ log = logging.getLogger(f"mkdocs.plugins.{PLUGIN}")
 _COPY_LINK = re.compile(rf'href="({GENERATED}/[^"]+)"')
 
 
-class PluginConfig(Config):
-    """`- recorded-outputs:` under `plugins:`: the record step's options (recorder/project/config.py reads and checks
-    them), declared here for MkDocs' own validation."""
+class RecordedOutputsPlugin(BasePlugin):
+    # The record step's options, which recorder/project/config.py reads and checks as the configuration loads, before
+    # MkDocs validates it: declared here only so that MkDocs knows their names.
+    config_scheme = tuple((option, c.Type(object)) for option in Options.__dataclass_fields__)
 
-    published_article = c.Type(str)
-    published_with = c.Type(dict, default={})
-    published_in_prose = c.Type(dict, default={})
-    llms_section = c.Type(str, default="Series")
-
-
-class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
     def on_config(self, config: MkDocsConfig) -> None:
         if EXTENSION not in config.markdown_extensions:
             raise PluginError(
@@ -59,20 +52,17 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         try:
             self.project = Project.load(path.parent, path)
             self.parts = {part.name: part for part in self.project.parts()}
-            # The state of the file MkDocs reads, which a build run in-process may not have named on its command line.
+            # The state of the file MkDocs reads; in a preview, shown even with problems.
             with engine_config.reading(path, preview=preview):
-                digest = engine_config.checked()
+                current = engine_config.check(path.resolve())[1]  # with problems only in a preview
         except engine_config.Unbuildable as error:  # as MkDocs stops a build: the message alone, no traceback
             raise Abort(f"Error: {error}") from None
         except RecorderError as error:
             raise PluginError(str(error)) from None
-        checked = engine_config.checked_as(digest)
-        assert checked is not None, "recorder.engines.config.checked keeps each state it returns"
-        current = checked[1]  # with problems only in a preview
         self.banner = banner(current.problems, options.get("preview_note", "")) if preview else ""
         if current.failure:
             log.warning(current.failure)
-        config.mdx_configs[EXTENSION] = {**options, "state": digest, "notebook_pages": True}
+        config.mdx_configs[EXTENSION] = {**options, "state": current.digest, "notebook_pages": True}
         config.mdx_configs["pymdownx.snippets"] = self.project.snippet_settings()
         self.repository = self._repository(config)
         self._list_notebooks(config)
@@ -92,7 +82,7 @@ class RecordedOutputsPlugin(BasePlugin[PluginConfig]):
         named = repository.from_environment(os.environ)
         if named is not None:
             config.repo_url, config.repo_name = named.url, named.name
-            config.edit_uri = repository.edit_uri(self.project.docs_path)
+            config.edit_uri = f"edit/main/{self.project.docs_path}/"  # a pull request against the built branch
         elif unset := repository.missing(os.environ):
             log.info("%s not set: pages link to the copies inside the site, not to the repository.", ", ".join(unset))
         return named

@@ -8,13 +8,13 @@ the series; its companion notebook is `<docs_dir>/notebooks/<part>.ipynb`, writt
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
+from yaml_env_tag import construct_env_tag
 
 from recorder.project.errors import RecorderError
 
@@ -47,13 +47,7 @@ class _ConfigLoader(_SafeLoader):
     """mkdocs.yml as both engines read it: `!ENV` resolved; Python tags, which only an engine runs, left as None."""
 
 
-def _environment(loader: _ConfigLoader, node: yaml.Node) -> Any:
-    names = [loader.construct_scalar(node)] if isinstance(node, yaml.ScalarNode) else loader.construct_sequence(node)
-    default = names.pop() if len(names) > 1 else None
-    return next((os.environ[name] for name in names if name in os.environ), default)
-
-
-_ConfigLoader.add_constructor("!ENV", _environment)
+_ConfigLoader.add_constructor("!ENV", construct_env_tag)  # MkDocs' own
 _ConfigLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
 
 
@@ -160,8 +154,16 @@ class Project:
         }
 
     def page(self, name: str) -> tuple[str, dict[str, Any]]:
-        """A page of the docs folder: its Markdown without front matter, and its front matter."""
-        return split_front_matter((self.docs_dir / name).read_text(encoding="utf-8"))
+        """A page of the docs folder: its Markdown without front matter, and its front matter (empty where it has none
+        that YAML reads as a mapping)."""
+        text = (self.docs_dir / name).read_text(encoding="utf-8")
+        if not (match := _FRONT_MATTER.match(text)):
+            return text, {}
+        try:
+            meta = yaml.safe_load(match.group(1))
+        except yaml.YAMLError:
+            return text, {}
+        return (text[match.end() :], meta) if isinstance(meta, dict) else (text, {})
 
     def description(self, part: Part) -> str:
         """The `description` of the part's page, as its front matter gives it; "" where it gives none."""
@@ -197,17 +199,6 @@ class Project:
                 )
             parts.append(Part(name, page, titles[page]))
         return sorted(parts, key=lambda part: list(titles).index(part.page))
-
-
-def split_front_matter(text: str) -> tuple[str, dict[str, Any]]:
-    """A page's Markdown and its front matter (empty where it has none that YAML reads as a mapping)."""
-    if not (match := _FRONT_MATTER.match(text)):
-        return text, {}
-    try:
-        meta = yaml.safe_load(match.group(1))
-    except yaml.YAMLError:
-        return text, {}
-    return (text[match.end() :], meta) if isinstance(meta, dict) else (text, {})
 
 
 def pages_of(nav: Any, title: str = "") -> list[tuple[str, str]]:

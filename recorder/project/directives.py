@@ -2,16 +2,18 @@
 conversion (recorder/engines/extension.py) and the companion notebook work."""
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from recorder.project.errors import PageError
 
 _FILE = r"(?P<file>[a-z][-a-z0-9_]*/[a-z][a-z0-9_]*\.py)"
 _SECTION = r"[a-z][-_0-9a-z]*"
-_PART = re.compile(r"[a-z][-a-z0-9_]*")
-_ARGUMENT = re.compile(_FILE + rf"(?::(?P<section>{_SECTION}))?(?:[ \t]+highlight=(?P<highlight>{_SECTION}))?$")
-_FIGURE_ARGUMENT = re.compile(_FILE + r'[ \t]+"(?P<alt>[^"\n]+)"$')
-_VALUE_NAME = re.compile(r"(?:[a-z][-a-z0-9_]*/)?[a-z][a-z0-9_]*$")
+_PART = re.compile(r"(?P<part>[a-z][-a-z0-9_]*)?")
+_NOTHING = re.compile("")
+_ARGUMENT = re.compile(_FILE + rf"(?::(?P<section>{_SECTION}))?(?:[ \t]+highlight=(?P<highlight>{_SECTION}))?")
+_FIGURE_ARGUMENT = re.compile(_FILE + r'[ \t]+"(?P<alt>[^"\n]+)"')
+_VALUE_NAME = re.compile(r"(?:[a-z][-a-z0-9_]*/)?[a-z][a-z0-9_]*")
 # Python-Markdown has no pass that only parses, so code is recognised here (fences and code spans,
 # which a page uses to show the syntax itself); PreparedPage.check then proves the conversion used
 # exactly the directives found here.
@@ -92,12 +94,6 @@ class Origins(Block):
 
 
 Directive = Code | Example | Figure | Provenance | Compatibility | Parts | Origins | Value
-_LISTINGS: dict[str, type[Code | Example]] = {"code": Code, "example": Example}
-_TABLES: dict[str, type[Provenance | Compatibility | Parts]] = {
-    "provenance": Provenance,
-    "compatibility": Compatibility,
-    "parts": Parts,
-}
 
 
 def parse(markdown: str) -> list[Directive]:
@@ -118,16 +114,12 @@ def parse(markdown: str) -> list[Directive]:
 def _fenced(lines: list[str]) -> set[int]:
     """The numbers of the lines of fenced code blocks, fences included; an unclosed fence fences nothing."""
     fenced: set[int] = set()
-    number = 0
-    while number < len(lines):
-        if opening := _FENCE.match(lines[number]):
+    for number, line in enumerate(lines):
+        if number not in fenced and (opening := _FENCE.match(line)):
             closing = next(
-                (end for end in range(number + 1, len(lines)) if lines[end].strip(" \t") == opening.group(1)), None
+                (end for end in range(number + 1, len(lines)) if lines[end].strip(" \t") == opening[1]), None
             )
-            if closing is not None:
-                fenced.update(range(number, closing + 1))
-                number = closing
-        number += 1
+            fenced.update(range(number, closing + 1) if closing is not None else ())
     return fenced
 
 
@@ -135,57 +127,48 @@ def _directive(body: str, text: str, line: int, indent: str | None) -> Directive
     """The directive `text` (`{{ body }}`); `indent` is None unless it stands alone on its line."""
     kind, _, argument = body.strip().partition(" ")
     argument = argument.strip()
-    if kind == "value":
-        return _value(argument, text)
-    if kind not in (*_LISTINGS, "figure", "origins", *_TABLES):
+    if kind not in _FORMS:
         raise PageError(
             f"unknown directive `{{{{{body}}}}}`. "
             "Use code, example, figure, provenance, compatibility, parts, origins or value."
         )
-    if indent is None:
+    if indent is None and kind != "value":
         raise PageError(f"`{{{{ {kind} ... }}}}` must stand alone on its own line.")
-    if kind == "origins":
-        return _origins(argument, text, line, indent)
-    if kind in _TABLES:
-        return _table(kind, argument, text, line, indent)
-    if kind == "figure":
-        return _figure(argument, text, line, indent)
-    return _listing(kind, argument, text, line, indent)
+    form, usage, make = _FORMS[kind]
+    if (match := form.fullmatch(argument)) is None:
+        raise PageError(f"`{{{{ {kind} {argument} }}}}` {usage}")
+    return make(match, text, line, indent)
 
 
-def _value(argument: str, text: str) -> Value:
-    if not _VALUE_NAME.match(argument):
-        raise PageError(
-            f"`{{{{ value {argument} }}}}` needs PART/NAME, a value of a part's values.yml, or a built-in value's name."
-        )
-    return Value(text, argument)
-
-
-def _origins(argument: str, text: str, line: int, indent: str) -> Origins:
-    if argument and not _PART.fullmatch(argument):
-        raise PageError(f"`{{{{ origins {argument} }}}}` takes a part's folder name, or nothing for every part.")
-    return Origins(text, line, indent, argument or None)
-
-
-def _table(kind: str, argument: str, text: str, line: int, indent: str) -> Provenance | Compatibility | Parts:
-    if argument:
-        raise PageError(f"`{{{{ {kind} {argument} }}}}` takes nothing: write `{{{{ {kind} }}}}`.")
-    return _TABLES[kind](text, line, indent)
-
-
-def _figure(argument: str, text: str, line: int, indent: str) -> Figure:
-    if (figure := _FIGURE_ARGUMENT.match(argument)) is None:
-        raise PageError(f'`{{{{ figure {argument} }}}}` needs PART/FILE.py "alt text".')
-    return Figure(text, line, indent, figure["file"], _alt(figure["alt"], line))
-
-
-def _listing(kind: str, argument: str, text: str, line: int, indent: str) -> Code | Example:
-    if (parsed := _ARGUMENT.match(argument)) is None:
-        raise PageError(
-            f"`{{{{ {kind} {argument} }}}}` needs PART/FILE.py or PART/FILE.py:SECTION, "
-            "optionally followed by highlight=SUBSECTION."
-        )
-    return _LISTINGS[kind](text, line, indent, parsed["file"], parsed["section"], parsed["highlight"])
+_LISTING = "needs PART/FILE.py or PART/FILE.py:SECTION, optionally followed by highlight=SUBSECTION."
+# Each directive by name: the form of what follows its name, what a directive of another form is told, and the
+# directive a match makes, from the text, line and indent of a block (a value is inline: it takes only its text).
+_FORMS: dict[str, tuple[re.Pattern[str], str, Callable[..., Directive]]] = {
+    "code": (_ARGUMENT, _LISTING, lambda match, *block: Code(*block, *match.group("file", "section", "highlight"))),
+    "example": (
+        _ARGUMENT,
+        _LISTING,
+        lambda match, *block: Example(*block, *match.group("file", "section", "highlight")),
+    ),
+    "figure": (
+        _FIGURE_ARGUMENT,
+        'needs PART/FILE.py "alt text".',
+        lambda match, text, line, indent: Figure(text, line, indent, match["file"], _alt(match["alt"], line)),
+    ),
+    "provenance": (_NOTHING, "takes nothing: write `{{ provenance }}`.", lambda _, *block: Provenance(*block)),
+    "compatibility": (_NOTHING, "takes nothing: write `{{ compatibility }}`.", lambda _, *block: Compatibility(*block)),
+    "parts": (_NOTHING, "takes nothing: write `{{ parts }}`.", lambda _, *block: Parts(*block)),
+    "origins": (
+        _PART,
+        "takes a part's folder name, or nothing for every part.",
+        lambda match, *block: Origins(*block, match["part"]),
+    ),
+    "value": (
+        _VALUE_NAME,
+        "needs PART/NAME, a value of a part's values.yml, or a built-in value's name.",
+        lambda match, text, *_: Value(text, match[0]),
+    ),
+}
 
 
 def _alt(alt: str, line: int) -> tuple[str | Value, ...]:

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import partial
 
 
 class Severity(StrEnum):
@@ -12,19 +13,11 @@ class Severity(StrEnum):
 @dataclass(frozen=True)
 class Finding:
     message: str  # what is wrong, naming the file, the cause and the fix
-    severity: Severity = Severity.PROBLEM
     snippet: str | None = None  # the snippet it is about ("<part>/<stem>"), where it is about one
     recordable: bool = False  # whether `make record` fixes it
+    severity: Severity = Severity.PROBLEM
 
 
-def problem(message: str, snippet: str | None = None, *, recordable: bool = False) -> Finding:
-    return Finding(message, Severity.PROBLEM, snippet, recordable)
-
-
-def recordable(message: str, snippet: str | None = None) -> Finding:
-    """A problem `make record` fixes."""
-    return Finding(message, Severity.PROBLEM, snippet, recordable=True)
-
-
-def notice(message: str) -> Finding:
-    return Finding(message, Severity.NOTICE)
+problem = Finding  # what a finding is unless said otherwise
+recordable = partial(Finding, recordable=True)  # a problem `make record` fixes
+notice = partial(Finding, severity=Severity.NOTICE)

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from recorder.project.errors import RecorderError
-from recorder.project.gpt2 import WEIGHTS_FILE
 
 SCHEMA = 2
 OUTPUTS_DIR = "outputs"
@@ -53,11 +52,6 @@ class Model:
     revision: str
     files: dict[str, str]
 
-    @property
-    def weights_sha256(self) -> str:
-        """The sha256 of the weights the output was recorded with; empty where it read none."""
-        return self.files.get(WEIGHTS_FILE, "")
-
 
 @dataclass(frozen=True)
 class Article:
@@ -91,18 +85,6 @@ class Record:
     recorded_at: str  # when it was recorded, or, taken from the article, checked here
     seconds: float  # how long the snippet took (0 for an output taken from the article)
     article: Article | None = None
-
-    def source_sha256(self, path: str) -> str | None:
-        """The recorded sha256 of `path`, a snippet it ran, from the project's folder; None if it ran no such file."""
-        return self.sources.get(path)
-
-    def ran_with(self, package: str) -> str | None:
-        """The release of `package` it ran with (taken from the article: that the check against stand-ins ran with)."""
-        return self.versions.get(package)
-
-    def version(self, package: str) -> str | None:
-        """The release of `package` its line names: the one it ran with, or the one the article states."""
-        return self.article.stated.get(package) if self.article else self.ran_with(package)
 
 
 _KINDS = {str: "text", int: "a whole number", float: "a number"}  # the JSON values a field holds, as a message says

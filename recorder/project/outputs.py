@@ -153,12 +153,11 @@ def check_include(root: Path, file: str, section: str | None) -> list[tuple[str,
             f"{SNIPPETS_DIR}/{file} does not exist. Fix the directive's file name, or remove the directive with its "
             "snippet."
         )
-    matches = [
-        _SECTION_MARKER.match(line) if "8<-" in line else None for line in path.read_text(encoding="utf-8").splitlines()
-    ]
     markers = [
-        (match.group("type").lower(), match.group("name")) if match and not match.group("escape") else None
-        for match in matches
+        (match["type"].lower(), match["name"])
+        if "8<-" in line and (match := _SECTION_MARKER.match(line)) and not match["escape"]
+        else None
+        for line in path.read_text(encoding="utf-8").splitlines()
     ]
     for edge in ("start", "end"):
         if section and (edge, section) not in markers:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from recorder.project.config import GENERATED, SNIPPETS_DIR
-from recorder.project.gpt2 import short
+from recorder.project.gpt2 import WEIGHTS_FILE, short
 from recorder.project.manifest import Article, Origin, Record
 from recorder.project.repository import Repository
 
@@ -93,16 +93,17 @@ def on_what(record: Record, code: Callable[[Any], str] = _code) -> str:
         return f"GPT-2's tokenizer {pinned}, {files} sha256 verified"
     if record.origin is Origin.CONFIGURATION:
         return RANDOM_MODELS + (f", and GPT-2's tokenizer {pinned}, {files} sha256 verified" if model.files else "")
-    return f"GPT-2 {pinned}, weights sha256 {code(model.weights_sha256[:SHORT_HASH] + '…')} verified"
+    return f"GPT-2 {pinned}, weights sha256 {code(model.files.get(WEIGHTS_FILE, '')[:SHORT_HASH] + '…')} verified"
 
 
 def line(record: Record, *, markdown: bool = False) -> str:
     """Who · on what · versions; in Markdown (the notebook's) without the day, so the notebook holds still."""
     text, code, day = (str, backticks, "") if markdown else (html.escape, _code, _time(record.recorded_at[:10]))
+    versions = record.article.stated if record.article else record.versions  # the article's statement, or the run's
     named = [
         f"{NAMES.get(package, package)} {text(version)}"
         for package in _LINE_VERSIONS
-        if (version := record.version(package))
+        if (version := versions.get(package))
     ]
     said = who(record, emphasis) if markdown else f"<strong>{who(record)}</strong>"
     if record.article is None:

@@ -41,12 +41,6 @@ class Repository:
         return f"https://colab.research.google.com/github/{self.name}/blob/{self.commit}/{path}" if on_github else None
 
 
-def edit_uri(docs_dir: str) -> str:
-    """MkDocs' `edit_uri` for pages in `docs_dir`: edits become pull requests against the branch the site is built
-    from."""
-    return f"edit/main/{docs_dir}/"
-
-
 def from_environment(environ: Mapping[str, str]) -> Repository | None:
     """The repository the variables name, or None unless all three are set."""
     values = {name: environ.get(name, "") for name in VARIABLES}

@@ -215,9 +215,9 @@ def release(version: str | None) -> str | None:
 def version_changes(record: Record, snippet: Snippet) -> list[tuple[str, str | None, str | None]]:
     """(package, recorded, installed) for each package whose release differs from the one `record` ran with."""
     return [
-        (package, record.ran_with(package), installed)
+        (package, record.versions.get(package), installed)
         for package, installed in versions_for(snippet).items()
-        if release(record.ran_with(package)) != release(installed)
+        if release(record.versions.get(package)) != release(installed)
     ]
 
 

@@ -55,7 +55,7 @@ def _renamed(root: Path, snippets: dict[str, Snippet], records: dict[str, Record
     """Snippets that were only renamed (or moved to another part): the new name of each, by its file's content, with
     the name the manifest records it under."""
     gone = {
-        record.source_sha256(f"{SNIPPETS_DIR}/{name}.py"): name
+        record.sources.get(f"{SNIPPETS_DIR}/{name}.py"): name
         for name, record in records.items()
         if name not in snippets
     }
@@ -105,7 +105,7 @@ def _changed_sources(root: Path, snippet: Snippet, record: Record) -> str | None
     if (hashes := source_hashes(snippet, root)) == record.sources:
         return None
     source = snippet.relative(root)
-    changed = [path for path, digest in hashes.items() if record.source_sha256(path) != digest]
+    changed = [path for path, digest in hashes.items() if record.sources.get(path) != digest]
     what = source if changed == [source] else f"{source}: {', '.join(changed) or 'its imports'}"
     return f"{what} changed since its output was recorded. {RECORD}"
 
@@ -125,12 +125,6 @@ def _changed_model(root: Path, snippet: Snippet, record: Record) -> str | None:
 
 def _described(origin: str, model: tuple[str, str] | None) -> str:
     return f"{model[0]}@{model[1][:7]} ({origin})" if model else origin
-
-
-def _changed_versions(root: Path, snippet: Snippet, record: Record) -> str | None:
-    if changes := version_changes(record, snippet):
-        return f"{snippet.relative(root)}: {version_advice(root, changes)}"
-    return None
 
 
 def _changed_statements(project: Project, snippet: Snippet, record: Record) -> str | None:
@@ -181,11 +175,13 @@ def _orphan_outputs(root: Path, snippets: dict[str, Snippet], records: dict[str,
     ]
 
 
-def version_advice(root: Path, changes: list[tuple[str, str | None, str | None]]) -> str:
+def _changed_versions(root: Path, snippet: Snippet, record: Record) -> str | None:
     """Each package whose release changed, as `torch: recorded with 2.13.0+cpu, installed 2.12.0`, and what
     helps: an environment off requirements.txt's pins is reinstalled; a changed pin is recorded with."""
+    if not (changes := version_changes(record, snippet)):
+        return None
     pinned = pins(root)
-    listed = "; ".join(
+    listed = f"{snippet.relative(root)}: " + "; ".join(
         f"{package}: recorded with {recorded or 'none'}, installed {installed or 'none'}"
         for package, recorded, installed in changes
     )

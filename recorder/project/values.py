@@ -37,22 +37,13 @@ class Template:
     output: str  # the snippet's stem in its part's folder, whose recorded output the template reads
     lines: tuple[str, ...]
     names: tuple[str, ...]  # the values it names, in order
-    snippet_exists: bool = True  # False: its key names no snippet of the part (renamed or deleted)
+    orphaned: str | None = (
+        None  # why it reads no output, when its key names no snippet of the part (renamed or deleted)
+    )
 
     @property
     def where(self) -> str:
         return f"{SNIPPETS_DIR}/{self.part}/{VALUES_FILE}"
-
-    @property
-    def orphaned(self) -> str | None:
-        """Why the template reads no output, when its key names no snippet; None when it names one."""
-        if self.snippet_exists:
-            return None
-        return (
-            f"{self.where}: `{self.output}` reads the output of {SNIPPETS_DIR}/{self.part}/{self.output}.py, which "
-            "does not exist. Rename the key after the snippet whose output the template reads (its file's name "
-            "without .py), or remove the template and the values it names from the pages."
-        )
 
     @property
     def output_file(self) -> str:
@@ -113,27 +104,23 @@ def _listed(names: list[str]) -> str:
 
 
 def templates(root: Path, part: str) -> list[Template]:
-    """The templates of `part`, checked for form; none when it declares no values."""
+    """The templates of `part`, checked for form; none when it declares no values. Its values file maps each output (a
+    snippet's stem) to its template, or to a list of them."""
     path = root / SNIPPETS_DIR / part / VALUES_FILE
     if not path.is_file():
         return []
     where = f"{SNIPPETS_DIR}/{part}/{VALUES_FILE}"
-    return [
-        _template(root, part, str(output), text, where)
-        for output, written in _document(path, where).items()
-        for text in (written if isinstance(written, list) else [written])
-    ]
-
-
-def _document(path: Path, where: str) -> dict[object, object]:
-    """The values file: each output (a snippet's stem) mapped to its template, or to a list of them."""
     try:
         document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as error:
         raise TemplateError(f"{where} is not valid YAML ({error}).") from None
     if not isinstance(document, dict):
         raise TemplateError(f"{where} maps each output (a snippet's stem) to its template, or to a list of them.")
-    return document
+    return [
+        _template(root, part, str(output), text, where)
+        for output, written in document.items()
+        for text in (written if isinstance(written, list) else [written])
+    ]
 
 
 def _template(root: Path, part: str, output: str, text: object, where: str) -> Template:
@@ -145,4 +132,14 @@ def _template(root: Path, part: str, output: str, text: object, where: str) -> T
     names = tuple(dict.fromkeys(name for line in lines for _, name in _fields(line) if name))
     if wrong := [name for name in names if not _NAME.fullmatch(name)]:
         raise TemplateError(f"{where}: value `{wrong[0]}` is not a name (lower case, digits, `_`).")
-    return Template(part, output, lines, names, (root / SNIPPETS_DIR / part / f"{output}.py").is_file())
+    if (root / SNIPPETS_DIR / part / f"{output}.py").is_file():
+        return Template(part, output, lines, names)
+    return Template(
+        part,
+        output,
+        lines,
+        names,
+        f"{where}: `{output}` reads the output of {SNIPPETS_DIR}/{part}/{output}.py, which does not exist. Rename "
+        "the key after the snippet whose output the template reads (its file's name without .py), or remove the "
+        "template and the values it names from the pages.",
+    )

@@ -23,14 +23,15 @@ import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 from urllib.parse import SplitResult, unquote, urlsplit
 from xml.etree.ElementTree import Element, SubElement
 
 from markdown import Markdown
 from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
-from markdown.preprocessors import Preprocessor
-from markdown.treeprocessors import Treeprocessor
+from markdown.util import Processor
 from pymdownx.snippets import SnippetMissingError
 
 from recorder.project.config import NOTEBOOKS_DIR, SNIPPETS_DIR
@@ -53,15 +54,15 @@ class Directives(Extension):
     `converted` say what becomes of the directives that cannot render (a build stops at the first)."""
 
     def extendMarkdown(self, md: Markdown) -> None:
-        self.page = page = _Page(self.read, self.prepared, bool(self.getConfig("notebook_pages", False)))
+        page = _Page(md, self.read, self.prepared, bool(self.getConfig("notebook_pages", False)))
         # Priorities: before pymdownx.snippets (32); before inline processing (20); values after code
         # spans (190), links (160) and raw HTML (90), so a value in a link's address or a tag is left as
         # written, which `check` reports, and before emphasis (60), which could pair two names' underscores.
-        md.preprocessors.register(_Fences(md, page), "recorded_fences", 33)
-        md.treeprocessors.register(_Outputs(md, page), "recorded_outputs", 25)
+        md.preprocessors.register(Pass(md, page.fences), "recorded_fences", 33)
+        md.treeprocessors.register(Pass(md, page.place_outputs), "recorded_outputs", 25)
         md.inlinePatterns.register(_Values(r"\{\{[^{}\n]*\}\}", md, page), "recorded_values", 75)
-        md.treeprocessors.register(_TryIt(md), "recorded_try_it", 7)  # after attr_list (8) gave it its class
-        md.treeprocessors.register(_Check(md, page, self.converted), "recorded_check", 1)
+        md.treeprocessors.register(Pass(md, _try_it), "recorded_try_it", 7)  # after attr_list (8) gave it its class
+        md.treeprocessors.register(Pass(md, lambda root: self.converted(page.prepared)), "recorded_check", 1)
 
     def read(self) -> Outputs:
         raise NotImplementedError("a subclass says where what the page may show comes from")
@@ -78,42 +79,39 @@ class Directives(Extension):
             raise lost[0]
 
 
+class Pass(Processor):
+    """A pass of one conversion, as a preprocessor or a tree processor: `run`, of the page's lines or its tree."""
+
+    def __init__(self, md: Markdown, run: Callable[[Any], Any]) -> None:
+        super().__init__(md)
+        self.run = run
+
+
 class _Page:
     """The page being converted, as each processor of one conversion sees it."""
 
     def __init__(
-        self, read: Callable[[], Outputs], prepared: Callable[[PreparedPage], None], notebook_pages: bool
+        self,
+        md: Markdown,
+        read: Callable[[], Outputs],
+        prepared: Callable[[PreparedPage], None],
+        notebook_pages: bool,
     ) -> None:
-        self.read, self.on_prepared, self.notebook_pages = read, prepared, notebook_pages
+        self.md, self.read, self.on_prepared, self.notebook_pages = md, read, prepared, notebook_pages
         self.prepared = PreparedPage()
 
-    def start(self, markdown: str) -> None:
+    def fences(self, lines: list[str]) -> list[str]:
+        """The page's directives prepared, and each that becomes Markdown in place of its line."""
         self.recorded = self.read()
-        self.prepared = prepare(parse(markdown), self.recorded)
+        self.prepared = prepare(parse("\n".join(lines)), self.recorded)
         self.on_prepared(self.prepared)
+        return with_fences(lines, self.prepared)
 
-
-class _Fences(Preprocessor):
-    def __init__(self, md: Markdown, page: _Page) -> None:
-        super().__init__(md)
-        self.page = page
-
-    def run(self, lines: list[str]) -> list[str]:
-        self.page.start("\n".join(lines))
-        return with_fences(lines, self.page.prepared)
-
-
-class _Outputs(Treeprocessor):
-    """Each paragraph that is an output's directive becomes its stashed HTML; one in a raw HTML block or
-    sharing its paragraph is found by no paragraph, which `check` reports. Under the page's title, its part's
-    notebook."""
-
-    def __init__(self, md: Markdown, page: _Page) -> None:
-        super().__init__(md)
-        self.page = page
-
-    def run(self, root: Element) -> None:
-        prepared = self.page.prepared
+    def place_outputs(self, root: Element) -> None:
+        """Each paragraph that is an output's directive becomes its stashed HTML; one in a raw HTML block or
+        sharing its paragraph is found by no paragraph, which `check` reports. Under the page's title, its part's
+        notebook."""
+        prepared = self.prepared
         waiting = list(prepared.outputs)
         for paragraph in root.iter("p"):
             text = (paragraph.text or "").strip()
@@ -122,9 +120,8 @@ class _Outputs(Treeprocessor):
                 paragraph.text = self.md.htmlStash.store(output[1])
                 prepared.placed.add(output[0])
         title = next(iter(root.iter("h1")), None)
-        if title is not None and prepared.part in self.page.recorded.parts:
-            link = notebook_link(prepared.part, self.page.notebook_pages, self.page.recorded)
-            root.insert(list(root).index(title) + 1, link)
+        if title is not None and prepared.part in self.recorded.parts:
+            root.insert(list(root).index(title) + 1, notebook_link(prepared.part, self.notebook_pages, self.recorded))
 
 
 def notebook_link(part: str, notebook_pages: bool, outputs: Outputs) -> Element:
@@ -143,15 +140,13 @@ def notebook_link(part: str, notebook_pages: bool, outputs: Outputs) -> Element:
     return paragraph
 
 
-class _TryIt(Treeprocessor):
+def _try_it(root: Element) -> None:
     """The "Try it" box's placeholder carries the digest of each file its tokenizer reads, which the browser checks
     each file against as it fetches it."""
-
-    def run(self, root: Element) -> None:
-        for paragraph in root.iter("p"):
-            if "try-tokenizer" in (paragraph.get("class") or "").split():
-                for name in TRY_IT_FILES:
-                    paragraph.set(f"data-{name.partition('.')[0]}-integrity", integrity(FILE_SHA256[name]))
+    for paragraph in root.iter("p"):
+        if "try-tokenizer" in (paragraph.get("class") or "").split():
+            for name in TRY_IT_FILES:
+                paragraph.set(f"data-{name.partition('.')[0]}-integrity", integrity(FILE_SHA256[name]))
 
 
 class _Values(InlineProcessor):
@@ -167,15 +162,6 @@ class _Values(InlineProcessor):
         return self.md.htmlStash.store(text), m.start(0), m.end(0)
 
 
-class _Check(Treeprocessor):
-    def __init__(self, md: Markdown, page: _Page, converted: Callable[[PreparedPage], None]) -> None:
-        super().__init__(md)
-        self.page, self.converted = page, converted
-
-    def run(self, root: Element) -> None:
-        self.converted(self.page.prepared)
-
-
 @dataclass
 class Converted:
     """A page's links and anchors, as the tree holds them once converted: HTML a page writes or a directive puts in
@@ -185,21 +171,15 @@ class Converted:
     anchors: set[str] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)  # each directive that cannot render, with its fix
 
-
-class _Links(Treeprocessor):
-    """Last of the tree's processors: after the table of contents has given each heading its anchor."""
-
-    def __init__(self, md: Markdown, converted: Converted) -> None:
-        super().__init__(md)
-        self.converted = converted
-
-    def run(self, root: Element) -> None:
+    def read(self, md: Markdown, root: Element) -> None:
+        """The links and anchors of the tree `root` and of the HTML `md` stashed; last of the tree's processors,
+        after the table of contents has given each heading its anchor."""
         for element in root.iter():
             if element.tag == "a" and element.get("href") is not None:
-                self.converted.links.append(element.get("href", ""))
-            self.converted.anchors.update(value for name in ("id", "name") if (value := element.get(name)))
-        for block in self.md.htmlStash.rawHtmlBlocks:
-            self.converted.anchors.update(_ANCHOR.findall(str(block)))
+                self.links.append(element.get("href", ""))
+            self.anchors.update(value for name in ("id", "name") if (value := element.get(name)))
+        for block in md.htmlStash.rawHtmlBlocks:
+            self.anchors.update(_ANCHOR.findall(str(block)))
 
 
 def pages_problems(outputs: Outputs, copies: set[str], known: set[str]) -> list[str]:
@@ -249,16 +229,12 @@ def convert(outputs: Outputs, markdown: str) -> Converted:
         def converted(self, prepared: PreparedPage) -> None:
             page.errors += [str(error) for _, error in prepared.errors] + list(map(str, prepared.lost()))
 
-    extensions: list[str | Extension] = list(_ENGINE_EXTENSIONS)
-    configs: dict[str, dict[str, object]] = {}
-    for name, options in outputs.extensions.items():
-        if name == EXTENSION:
-            extensions.append(Reading())
-        elif name not in extensions:
-            extensions.append(name)
-            configs[name] = options
-    md = Markdown(extensions=extensions, extension_configs=configs)
-    md.treeprocessors.register(_Links(md, page), "recorded_links", 0)
+    listed = [name for name in outputs.extensions if name not in _ENGINE_EXTENSIONS]
+    md = Markdown(
+        extensions=[*_ENGINE_EXTENSIONS, *(Reading() if name == EXTENSION else name for name in listed)],
+        extension_configs={name: outputs.extensions[name] for name in listed},
+    )
+    md.treeprocessors.register(Pass(md, partial(page.read, md)), "recorded_links", 0)
     md.convert(markdown)
     return page
 

@@ -15,7 +15,9 @@ def preprocess(soup: BeautifulSoup, output: str) -> None:
     _figures_as_text(soup)
     _records_as_lists(soup)
     _provenance_table_as_lists(soup)
-    _notebook_cells_as_python(soup)
+    for cell in soup.find_all("div", class_="highlight-ipynb"):
+        if "hl-python" in cell["class"]:
+            cell["class"].append("language-python")  # the plugin labels a fence by this class
     for code in soup.find_all("pre"):
         code.string = code.get_text()  # the same fence, without a tag per highlighted token to convert
     for element in soup.find_all(browser_only):
@@ -78,12 +80,6 @@ def _record_item(soup: BeautifulSoup, labels: list[str], row: Tag) -> Tag:
     item = soup.new_tag("li")
     item.extend([*row.th.contents, ": ", *_joined(fields, ". ")])
     return item
-
-
-def _notebook_cells_as_python(soup: BeautifulSoup) -> None:
-    for cell in soup.find_all("div", class_="highlight-ipynb"):
-        if "hl-python" in cell["class"]:
-            cell["class"].append("language-python")  # the plugin labels a fence by this class
 
 
 def _joined(pieces: list[list[PageElement | str]], separator: str) -> list[PageElement | str]:

@@ -129,17 +129,9 @@ def _html(directive: _BecomesHtml, outputs: Outputs) -> str:
             raise PageError(outputs.compat)
         return compat_page.render(outputs.compat, outputs.records, outputs.repository, outputs.parts)
     if isinstance(directive, Origins):
-        return _origins(directive, outputs)
-    return _figure(directive, outputs)
-
-
-def _origins(directive: Origins, outputs: Outputs) -> str:
-    if directive.part is not None and directive.part not in outputs.parts:
-        raise PageError(f"`{directive.text}` names no part: the parts are {', '.join(outputs.parts)}.")
-    return origins(outputs.records, outputs.parts, directive.part)
-
-
-def _figure(directive: Figure, outputs: Outputs) -> str:
+        if directive.part not in (None, *outputs.parts):
+            raise PageError(f"`{directive.text}` names no part: the parts are {', '.join(outputs.parts)}.")
+        return origins(outputs.records, outputs.parts, directive.part)
     check_include(outputs.root, directive.file, None)
     alt = "".join(part if isinstance(part, str) else outputs.value(part.name) for part in directive.alt)
     return render_figure(outputs, directive.name, alt)
