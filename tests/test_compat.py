@@ -459,6 +459,11 @@ def test_the_pull_request_job_checks_the_rows_left_unchecked_and_says_what_to_co
         (None, "compat/results.json does not exist. Run `make compat`"),
         ("{", "compat/results.json is not a valid version table"),
         ('{"releases": {}, "snippets": {}, "reference": "5.17.0"}', "compat/results.json is not a valid version table"),
+        (
+            '{"releases": {"5.17.0": {}}, "reference": "5.17.0", '
+            '"snippets": {"part/x": {"results": {"5.17.0": {"verdict": "differs"}}}}}',
+            "compat/results.json is not a valid version table .KeyError: 'lines'.. Restore it",
+        ),
     ],
 )
 def test_a_missing_or_broken_table_names_the_file_and_the_fix(

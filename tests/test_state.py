@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from recorder.check import state
+from recorder.engines.config import configuration_file
 from recorder.project.config import Part, Project
 from recorder.project.directives import Example, parse
 from recorder.project.values import templates
@@ -23,6 +24,22 @@ PARTS = PROJECT.parts()
 
 def check(project: Path) -> subprocess.CompletedProcess[str]:
     return run_in(project, "python", "-m", "recorder", "check")
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["build", "--strict"], "mkdocs.yml"),
+        (["build", "-f", "other.yml", "--strict"], "other.yml"),
+        (["serve", "-a", "127.0.0.1:8000", "--config-file", "other.yml"], "other.yml"),
+        (["build", "--config-file=other.yml"], "other.yml"),
+        (["build", "-fother.yml"], "other.yml"),
+        (["build", "-f"], "mkdocs.yml"),  # a command line the engine itself refuses, naming its own usage
+        (["build", "-f", "--strict"], "mkdocs.yml"),
+    ],
+)
+def test_the_configuration_file_is_the_one_the_engine_s_command_line_names(argv: list[str], named: str) -> None:
+    assert configuration_file(argv) == (Path.cwd() / named).resolve()
 
 
 @pytest.mark.slow

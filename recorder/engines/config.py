@@ -49,9 +49,13 @@ def configuration_file(argv: list[str] | None = None) -> Path:
     take it, the one `-f` or `--config-file` names, else mkdocs.yml in the folder it runs in."""
     if _READING:
         return _READING[-1][0]
-    command_line = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    command_line = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
     command_line.add_argument("-f", "--config-file", type=Path, default=Path(CONFIG_FILE))
-    return command_line.parse_known_args(sys.argv[1:] if argv is None else argv)[0].config_file.resolve()
+    try:
+        named = command_line.parse_known_args(sys.argv[1:] if argv is None else argv)[0].config_file
+    except argparse.ArgumentError:  # `-f` without a file: the engine's own parser says so, not this one
+        named = Path(CONFIG_FILE)
+    return named.resolve()
 
 
 def _project(path: Path) -> Project:

@@ -9,6 +9,7 @@ GITHUB_*, and pymdownx.snippets' base path from the project's folder wherever Mk
 import logging
 import os
 import re
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ _COPY_LINK = re.compile(rf'href="({GENERATED}/[^"]+)"')
 class RecordedOutputsPlugin(BasePlugin):
     # The record step's options, which recorder/project/config.py reads and checks as the configuration loads, before
     # MkDocs validates it: declared here only so that MkDocs knows their names.
-    config_scheme = tuple((option, c.Type(object)) for option in Options.__dataclass_fields__)
+    config_scheme = tuple((option.name, c.Type(object)) for option in fields(Options))
 
     def on_config(self, config: MkDocsConfig) -> None:
         if EXTENSION not in config.markdown_extensions:

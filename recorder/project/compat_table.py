@@ -30,17 +30,22 @@ def read(root: Path) -> dict[str, Any]:
     try:
         table = json.loads((root / RESULTS).read_text(encoding="utf-8"))
         if table["reference"] not in table["releases"] or not all(
-            row["results"][release]["verdict"] in ("same", "differs", "error")
-            for row in table["snippets"].values()
-            for release in table["releases"]
+            _valid(row["results"][release]) for row in table["snippets"].values() for release in table["releases"]
         ):
-            raise ValueError("no reference release, or a verdict that is none of same, differs, error")
+            raise ValueError("no reference release, or a cell that is none of same, differs with its lines, error")
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise CompatError(
             f"{RESULTS} is not a valid version table ({type(error).__name__}: {error}). Restore "
             f"it with `git checkout -- {RESULTS}`, or run `make compat` and commit it."
         ) from None
     return table
+
+
+def _valid(result: dict[str, Any]) -> bool:
+    """A cell: its verdict, with the lines that differ where it says some do."""
+    return result["verdict"] in ("same", "error") or (
+        result["verdict"] == "differs" and isinstance(result["lines"], list)
+    )
 
 
 def checked_against(root: Path, snippet: Snippet) -> dict[str, Any]:

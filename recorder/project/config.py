@@ -9,7 +9,7 @@ the series; its companion notebook is `<docs_dir>/notebooks/<part>.ipynb`, writt
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -243,7 +243,7 @@ def validated(config_name: str, written: Any, root: Path) -> Options:
 
 def _refused(options: dict[str, Any]) -> tuple[str, str] | None:
     """The first option, in this order, that is unknown or not of its kind, with why; None if none is."""
-    known = list(Options.__dataclass_fields__)
+    known = [option.name for option in fields(Options)]
     if unknown := sorted(set(options) - set(known)):
         return unknown[0], f"unknown option. Known: {', '.join(known)}."
     for option in ("published_article", "llms_section"):
