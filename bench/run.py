@@ -10,7 +10,8 @@ In a temporary folder, with a full-size stand-in GPT-2 (12 layers, random weight
   both convert the same code, outputs and figures (to HTML, and again to Markdown for llms.txt); the same
   again in a copy with PARTS generated parts more. Reported beside them: the plain build of the pages with
   their directives left as text, which converts none of that content, and a no-op `zensical build --strict`,
-  which renders the same pages through the same Markdown extension.
+  which renders the same pages through the same Markdown extension, in a copy of its own: the cold variants record
+  the first copy anew and `make site` rewrites its site, either of which would make Zensical's next build a full one.
 Untimed, first: the limit prints exactly what the record step records. Then each ratio's two variants run back
 to back, ROUNDS times, taking turns at going first; a ratio is the median of its rounds' ratios. A round's two
 variants share the machine's state of the moment, and a median ignores a round that ran fast or slow for a reason
@@ -239,6 +240,7 @@ class Bench:
 
     def __init__(self, folder: Path) -> None:
         self.copy, self.parts, self.limit = copy_project(folder / "project"), folder / "parts", folder / "limit.py"
+        self.zensical = folder / "zensical"
         code = cells(self.copy)
         self.limit.write_text("\n\n".join(code), encoding="utf-8")
         # A `make bench FORCE=1` must not reach the copies' `make` through MAKEFLAGS.
@@ -265,7 +267,7 @@ class Bench:
             "cold make site": ((*cold, "--build"), PROJECT),
             "peer": ((python, "-m", "mkdocs", "build", "--strict"), peer),
         }
-        variants[ZENSICAL] = ((str(Path(python).with_name("zensical")), "build", "--strict"), self.copy)
+        variants[ZENSICAL] = ((str(Path(python).with_name("zensical")), "build", "--strict"), self.zensical)
         for suffix, copy in (("", self.copy), (f", {PARTS} parts", self.parts)):
             variants[NOOP + suffix] = ((*MAKE, "site"), copy)
             variants[PLAIN + suffix] = ((python, "-m", "mkdocs", "build", "--strict", "-f", PLAIN_CONFIG), copy)
@@ -274,7 +276,7 @@ class Bench:
 
     def prepare(self) -> None:
         """Untimed: record the copy, check the limit against it, make the copy with PARTS more parts, and write the
-        plain builds' configurations and pages in both."""
+        plain builds' configurations and pages in both; copy it once more for Zensical, and build that once."""
         self.run(*self.variants["cold record"])
         recorded = "".join(
             (self.copy / OUTPUTS_DIR / f"{name}.txt").read_text(encoding="utf-8") for name in discover(self.copy)
@@ -282,6 +284,8 @@ class Bench:
         if self.run(*self.variants["limit"])[1] != recorded:
             raise RecorderError(f"{self.limit} printed something other than the snippets' recorded outputs.")
         print("checked: the limit's script prints exactly the outputs the record step recorded", flush=True)
+        shutil.copytree(self.copy, self.zensical)
+        self.run(*self.variants[ZENSICAL])  # what a no-op build keeps: the state and Zensical's cache
         shutil.copytree(self.copy, self.parts)
         add_parts(self.parts)
         self.run((*MAKE, "record"), self.parts)  # only the new parts' snippets: they load nothing
