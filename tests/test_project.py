@@ -70,6 +70,15 @@ WRONG_OPTIONS = {
         "published_with",
         'quote it as the article states it, e.g. transformers: "5.17.0"',
     ),
+    # MkDocs' `!ENV` types what it reads as YAML does, a variable's value or its default.
+    "a version read with !ENV": (
+        'transformers: "5.17.0"',
+        "transformers: !ENV [GPT2_EXPLAINED_NEVER_SET, 5.10]",
+        "published_with",
+        "the version of `transformers` is 5.1, a float, not text: quote it as the article states it, e.g. "
+        'transformers: "5.17.0" (a value `!ENV` reads from a variable is typed as MkDocs types it: write the version '
+        "itself)",
+    ),
     "no version at all": (STATEMENT, f"{STATED_OUTPUT}: {{}}", "published_with", "name each package with its version"),
     "an unknown option": (
         LAST_OPTION,

@@ -271,7 +271,8 @@ def _published_with_problem(stated: Any) -> str | None:
             if not isinstance(version, str):  # YAML reads 5.10 as the number 5.1
                 return (
                     f"{output}: the version of `{package}` is {version!r}, a {type(version).__name__}, not text: "
-                    f'quote it as the article states it, e.g. {package}: "5.17.0"'
+                    f'quote it as the article states it, e.g. {package}: "5.17.0" (a value `!ENV` reads from a '
+                    "variable is typed as MkDocs types it: write the version itself)"
                 )
     return None
 
