@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from recorder.project import repository
+from recorder.project.compat_table import COMPAT_DIR
 from recorder.project.config import GENERATED, NOTEBOOKS_DIR, PUBLISHED_DIR, REQUIREMENTS, SNIPPETS_DIR, Project
 from recorder.project.errors import RecorderError
 from recorder.project.findings import Finding, Severity, problem
@@ -63,22 +64,28 @@ def generated_dir(project: Project) -> Path:
     return project.docs_dir / GENERATED
 
 
-def inputs(project: Project) -> list[Path]:
-    """Every file the pages' state depends on, in a stable order; the generated folder is not one."""
-    root, docs = project.root, project.docs_dir
-    folders = [
+def input_folders(root: Path, docs: Path) -> list[tuple[Path, str]]:
+    """The project's folders whose files the state reads, each with the pattern of those files."""
+    return [
         (root / SNIPPETS_DIR, "**/*"),
         (root / OUTPUTS_DIR, "**/*"),
         (root / PUBLISHED_DIR, "**/*"),
         (docs, "*.md"),
         (docs / NOTEBOOKS_DIR, "*.ipynb"),
-        (root / "compat", "*.json"),
+        (root / COMPAT_DIR, "*.json"),
+    ]
+
+
+def inputs(project: Project) -> list[Path]:
+    """Every file the pages' state depends on, in a stable order; the generated folder is not one."""
+    folders = [
+        *input_folders(project.root, project.docs_dir),
         # The code that judges the state, and words what the pages say of it, is an input too: the whole package.
         (Path(__file__).parents[1], "**/*.py"),
     ]
     return [
         project.config_file,
-        root / REQUIREMENTS,
+        project.root / REQUIREMENTS,
         *(
             path
             for folder, pattern in folders

@@ -43,10 +43,8 @@ from watchdog.observers.api import BaseObserver
 
 from recorder.check import state
 from recorder.engines import config as engine_config
-from recorder.project.compat_table import COMPAT_DIR
-from recorder.project.config import GENERATED, NOTEBOOKS_DIR, PUBLISHED_DIR, REQUIREMENTS, SNIPPETS_DIR, Project
+from recorder.project.config import GENERATED, NOTEBOOKS_DIR, REQUIREMENTS, Project
 from recorder.project.errors import RecorderError
-from recorder.project.manifest import OUTPUTS_DIR
 from recorder.record.store import LOCK, TRANSACTION
 from recorder.render.conversion import EXTENSION
 from recorder.render.html import visible
@@ -174,14 +172,12 @@ def serve(config_file: Path, address: str, timeout: float) -> None:
 
 
 def watcher(preview: Preview, docs_dir: Path) -> BaseObserver:
-    """The watcher of where an edit can change the state, started: the folders it reads, but not the state's own
-    files nor the record step's, and of the project's folder mkdocs.yml and requirements.txt only. It tells the
-    preview of each edit."""
+    """The watcher of the files the state reads (`state.input_folders`, and of the project's folder mkdocs.yml and
+    requirements.txt only), but not the record step's own, started. It tells the preview of each edit."""
     observer, root = Observer(), preview.config_file.parent
-    generated = rf"{re.escape(str(docs_dir / GENERATED))}(/.*)?$"
     # An event counts unless each of its paths is ignored: a file moved into place is an edit of its target.
     inputs = RegexMatchingEventHandler(
-        ignore_regexes=[_NOT_EDITS, generated], ignore_policy="all", ignore_directories=True, case_sensitive=True
+        ignore_regexes=[_NOT_EDITS], ignore_policy="all", ignore_directories=True, case_sensitive=True
     )
     top = RegexMatchingEventHandler(
         regexes=[f"{re.escape(str(path))}$" for path in (preview.config_file, root / REQUIREMENTS)],
@@ -189,9 +185,9 @@ def watcher(preview: Preview, docs_dir: Path) -> BaseObserver:
         case_sensitive=True,
     )
     inputs.on_any_event = top.on_any_event = lambda event: preview.changed.set()
-    for folder in (root / SNIPPETS_DIR, root / OUTPUTS_DIR, root / PUBLISHED_DIR, root / COMPAT_DIR, docs_dir):
-        if folder.is_dir():
-            observer.schedule(inputs, str(folder), recursive=True, event_filter=_CHANGES)
+    for folder, pattern in state.input_folders(root, docs_dir):
+        if folder.is_dir():  # as deep as the state reads: the docs folder's pages, not generated/ below them
+            observer.schedule(inputs, str(folder), recursive="**" in pattern, event_filter=_CHANGES)
     observer.schedule(top, str(root), recursive=False, event_filter=_CHANGES)
     observer.start()
     return observer
