@@ -34,6 +34,10 @@ def check(project: Path) -> subprocess.CompletedProcess[str]:
         (["serve", "-a", "127.0.0.1:8000", "--config-file", "other.yml"], "other.yml"),
         (["build", "--config-file=other.yml"], "other.yml"),
         (["build", "-fother.yml"], "other.yml"),
+        (["build", "-sf", "other.yml"], "other.yml"),  # short options clustered, as both engines take them
+        (["build", "-cqf", "other.yml"], "other.yml"),
+        (["build", "-qd", "built", "-f", "other.yml"], "other.yml"),
+        (["serve", "-oa", "127.0.0.1:8000", "-sfother.yml"], "other.yml"),
         (["build", "-f"], "mkdocs.yml"),  # a command line the engine itself refuses, naming its own usage
         (["build", "-f", "--strict"], "mkdocs.yml"),
     ],
@@ -45,7 +49,7 @@ def test_the_configuration_file_is_the_one_the_engine_s_command_line_names(argv:
 @pytest.mark.slow
 def test_another_configuration_file_and_docs_folder_built_from_another_folder(tmp_path: Path) -> None:
     """`mkdocs build -f OTHER.yml`, with no mkdocs.yml beside it and another docs folder, run from elsewhere: the
-    state is the one of the file given, and a part's Colab link opens its notebook in that folder."""
+    state is the one of the file given, and a part's Colab link opens its notebook in that folder. Then `-sf`."""
     project = copy_project(tmp_path / "project")
     (project / "docs").rename(project / "pages")
     config = (project / "mkdocs.yml").read_text(encoding="utf-8")
@@ -73,8 +77,8 @@ def test_another_configuration_file_and_docs_folder_built_from_another_folder(tm
     assert f'href="{colab}"' in page
 
     append(project / "pages" / PARTS[0].page, f"\n{{{{ value {PARTS[0].name}/unknown_here }}}}\n")
-    refused = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "site.yml")],
+    refused = subprocess.run(  # its short options clustered, as a reader may type them
+        [sys.executable, "-m", "mkdocs", "build", "-sf", str(project / "site.yml")],
         cwd=elsewhere,
         env=offline_env(),
         capture_output=True,

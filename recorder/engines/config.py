@@ -51,6 +51,11 @@ def configuration_file(argv: list[str] | None = None) -> Path:
         return _READING[-1][0]
     command_line = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
     command_line.add_argument("-f", "--config-file", type=Path, default=Path(CONFIG_FILE))
+    # The engines' other short options of build and serve, so that a cluster such as `-sf FILE` reads as theirs do.
+    for flag in "coqsv":
+        command_line.add_argument(f"-{flag}", action="store_true")
+    for option in "adtw":
+        command_line.add_argument(f"-{option}")
     try:
         named = command_line.parse_known_args(sys.argv[1:] if argv is None else argv)[0].config_file
     except argparse.ArgumentError:  # `-f` without a file: the engine's own parser says so, not this one
