@@ -146,8 +146,10 @@ def printing(project: Path, example: Example, text: str) -> str:
 
 
 def test_the_preview_is_told_of_an_edit_of_an_input_and_of_nothing_else(tmp_path: Path) -> None:
-    """Every refresh and build reads each input: were a read an edit, one edit would refresh the preview forever."""
-    project, snippet = tmp_path / "project", tmp_path / "project" / "snippets" / "part" / "example.py"
+    """Every refresh and build reads each input: were a read an edit, one edit would refresh the preview forever.
+    The project lies in a folder named as one the preview ignores inside it."""
+    project = tmp_path / "__pycache__" / "project"
+    snippet = project / "snippets" / "part" / "example.py"
     generated = project / "docs" / "generated" / "copy.txt"
     for path in (snippet, generated, project / "mkdocs.yml"):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -158,7 +160,11 @@ def test_the_preview_is_told_of_an_edit_of_an_input_and_of_nothing_else(tmp_path
         snippet.read_bytes()
         generated.write_text("the state's own file\n", encoding="utf-8")
         (project / "README.md").write_text("not read by the state\n", encoding="utf-8")
-        assert not preview.changed.wait(1), "a read, the state's own files and the project's other files are no edits"
+        (snippet.parent / "__pycache__").mkdir()
+        (snippet.parent / "__pycache__" / "example.cpython-311.pyc").write_bytes(b"bytecode")
+        assert not preview.changed.wait(1), (
+            "a read, the state's own files, bytecode and the project's other files are no edits"
+        )
         moved_into_place = project / f".{project.name}.tmp"
         moved_into_place.write_bytes((project / "mkdocs.yml").read_bytes())
         assert not preview.changed.wait(1), "a file written to be moved into place is no edit yet"

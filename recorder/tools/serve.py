@@ -51,8 +51,8 @@ from recorder.render.html import visible
 
 log = logging.getLogger("mkdocs.recorder.preview")
 QUIET_SECONDS = 0.3  # an editor's save is several events, a record run many: act once they stop
-# Written while a file is replaced, or by the record step for itself: no edit of an input.
-_NOT_EDITS = rf".*(^|/)(\.[^/]*\.tmp|{re.escape(LOCK)}|{re.escape(TRANSACTION)}(/.*)?|__pycache__(/.*)?)$"
+# Written while a file is replaced, or by the record step for itself, inside the project: no edit of an input.
+_NOT_EDITS = rf"/(.*/)?(\.[^/]*\.tmp|{re.escape(LOCK)}|{re.escape(TRANSACTION)}(/.*)?|__pycache__(/.*)?)$"
 # The events that change a file; not those of reading one, which every refresh and build does to every input.
 _CHANGES = [FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent]
 
@@ -177,7 +177,10 @@ def watcher(preview: Preview, docs_dir: Path) -> BaseObserver:
     observer, root = Observer(), preview.config_file.parent
     # An event counts unless each of its paths is ignored: a file moved into place is an edit of its target.
     inputs = RegexMatchingEventHandler(
-        ignore_regexes=[_NOT_EDITS], ignore_policy="all", ignore_directories=True, case_sensitive=True
+        ignore_regexes=[re.escape(str(root)) + _NOT_EDITS],
+        ignore_policy="all",
+        ignore_directories=True,
+        case_sensitive=True,
     )
     top = RegexMatchingEventHandler(
         regexes=[f"{re.escape(str(path))}$" for path in (preview.config_file, root / REQUIREMENTS)],
