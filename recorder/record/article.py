@@ -11,7 +11,7 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from itertools import zip_longest
@@ -182,14 +182,15 @@ def attach(
     return attached
 
 
-def to_confirm(snippets: dict[str, Snippet], records: dict[str, Record]) -> list[Snippet]:
-    """Outputs taken from the article are executed whenever GPT-2 can be loaded."""
+def to_confirm(snippets: dict[str, Snippet], records: dict[str, Record], probe: Callable[[], bool]) -> list[Snippet]:
+    """Outputs taken from the article are executed whenever GPT-2 can be loaded (`probe`: whether the hub
+    answers)."""
     pending = [
         snippet
         for name, snippet in snippets.items()
         if snippet.runs_on is Origin.WEIGHTS and name in records and not records[name].origin.executed
     ]
-    return pending if pending and hub.model_within_reach() else []
+    return pending if pending and hub.model_within_reach(probe) else []
 
 
 def compare(root: Path, runs: list[Run], records: dict[str, Record], report: Report) -> None:

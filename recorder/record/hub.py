@@ -78,11 +78,11 @@ def _endpoint() -> str:
     return os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")  # as huggingface_hub reads it
 
 
-def configure() -> bool:
+def configure(probe: Callable[[], bool]) -> bool:
     """Whether the hub is reachable: then bound the waits on it; else go offline, to the local cache alone."""
     if "transformers" in sys.modules or "huggingface_hub" in sys.modules:
         raise RuntimeError("hub.configure() must run before transformers is imported")
-    if hub_reachable():
+    if probe():
         from huggingface_hub import constants, get_session
 
         # Every request of the client that huggingface_hub shares between its calls goes through the watch.
@@ -99,9 +99,9 @@ def weights_cached() -> bool:
     return (_snapshot() / WEIGHTS_FILE).is_file()
 
 
-def model_within_reach() -> bool:
+def model_within_reach(probe: Callable[[], bool]) -> bool:
     """Whether GPT-2 could be loaded now, judged without importing any hub library."""
-    return (gpt2.snapshot_dir(hub_cache()) / WEIGHTS_FILE).is_file() or hub_reachable()
+    return (gpt2.snapshot_dir(hub_cache()) / WEIGHTS_FILE).is_file() or probe()
 
 
 def hub_cache() -> Path:

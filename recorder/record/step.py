@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import platform
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -128,15 +129,18 @@ def record(
     only the benchmark does that, to record its stand-in into a throwaway copy of the project.
     """
     with session(root, report) as current:
+        probe = functools.cache(hub.hub_reachable)  # the hub asked once a run, and only where the answer matters
         targets = stale(current, force=force)
         targets += [
-            snippet for snippet in article.to_confirm(current.snippets, current.records) if snippet not in targets
+            snippet
+            for snippet in article.to_confirm(current.snippets, current.records, probe)
+            if snippet not in targets
         ]
         if not targets and not _removed(root, current):  # nothing to run, and no output of a deleted snippet to drop
             report(f"{OUTPUTS_DIR}/ is up to date ({len(current.snippets)} snippets).")
             return 0
         quiet_libraries()
-        runnable = _reachable(targets, report)
+        runnable = _reachable(targets, report, probe)
         tokenizer = _prepare_tokenizer(runnable, pinned_files=pinned_files)
         runs = run_all(root, runnable, timeout=timeout, report=report)
         tokenizer_files, weight_files = _loaded_files(root, runs, tokenizer, pinned_files=pinned_files)
@@ -162,13 +166,13 @@ def _saved(root: Path, current: Session, fresh: dict[str, tuple[bytes, Record]],
     return changed
 
 
-def _reachable(targets: list[Snippet], report: Report) -> list[Snippet]:
+def _reachable(targets: list[Snippet], report: Report, probe: Callable[[], bool]) -> list[Snippet]:
     """Point the hub's libraries at the pinned revision, online or from the cache, and say which: the targets that
     can run here. Those that need GPT-2's weights cannot, offline, without the weights in the cache."""
     runs_on = {snippet.runs_on for snippet in targets}
     if runs_on <= {Origin.NO_MODEL}:
         return targets
-    online, weights = hub.configure(), Origin.WEIGHTS in runs_on
+    online, weights = hub.configure(probe), Origin.WEIGHTS in runs_on
     report(_reached(online, weights))
     if online and weights:  # a failed download stops here, before any snippet runs
         hub.fetch_pinned(report)
