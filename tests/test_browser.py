@@ -404,27 +404,31 @@ def test_palette_toggle_switches_to_dark_and_back(visit: Visit) -> None:
 
 AXE_RUN = "async ([context, options]) => (await axe.run(context, options)).violations"
 
-FOUND = """path => [...document.querySelectorAll(".md-search-result__item > a")]
-    .some(link => new URL(link.href).pathname === path)"""
+# The paths the search's results link to: Material's in its result list; Zensical's in its dialog's shadow root.
+RESULTS = """() => [...document.querySelectorAll(".md-search-result__item > a"), ...[...document.querySelectorAll("*")]
+    .filter(element => element.shadowRoot).flatMap(host => [...host.shadowRoot.querySelectorAll("a")])]
+    .map(link => new URL(link.href).pathname)"""
 
 
-def test_search_finds_each_part_offline(visit: Visit) -> None:
-    """A part's title, typed in the search box, finds its page: the index is the site's own."""
-    page = visit.open("")
-    search = page.get_by_role("textbox", name="Search")
+def search_each_part(page: Page, search: Locator) -> None:
+    """Type each part's title into `search`; fail unless the results link to the part's page."""
     for part in PARTS:
         title = markdown_headings(page_body(part.page))[0]
         search.click()
         search.fill("")
         page.keyboard.type(title)
         # Results show as the reader types: wait until they hold the part's page, or fail naming them.
+        path = f"/{built_path(part.page)}"
         try:
-            page.wait_for_function(FOUND, arg=f"/{built_path(part.page)}", timeout=10_000)
+            page.wait_for_function(f"path => ({RESULTS})().includes(path)", arg=path, timeout=10_000)
         except PlaywrightTimeoutError:
-            found = page.locator(".md-search-result__item > a").evaluate_all(
-                "links => links.map(link => new URL(link.href).pathname)"
-            )
-            pytest.fail(f"searching {title!r} finds {found}, not {part.page}")
+            pytest.fail(f"searching {title!r} finds {page.evaluate(RESULTS)}, not {part.page}")
+
+
+def test_search_finds_each_part_offline(visit: Visit) -> None:
+    """A part's title, typed in the search box, finds its page: the index is the site's own."""
+    page = visit.open("")
+    search_each_part(page, page.get_by_role("textbox", name="Search"))
     assert visit.remote_requests() == []
 
 
@@ -780,6 +784,22 @@ def test_the_try_it_box_refuses_a_tokenizer_file_unlike_the_pinned_one(visit: Vi
 def zensical_base_url(zensical_site: Path) -> Iterator[str]:
     with served(zensical_site) as url:
         yield url
+
+
+def test_zensical_s_own_search_finds_each_part_offline(tab: tuple[Page, CDPSession], zensical_base_url: str) -> None:
+    """Zensical's header holds its own search, a button that opens it (overrides/partials/search.html gives
+    Material's to MkDocs alone), and its index is the site's own."""
+    visit = Visit(tab[0], tab[1], zensical_base_url)
+    listener = lambda request: visit.requests.append(request.url)  # noqa: E731
+    tab[0].on("request", listener)
+    try:
+        page = visit.open("")
+        page.get_by_role("button", name="Search").click()
+        search_each_part(page, page.get_by_placeholder("Search"))
+        assert visit.remote_requests() == []
+    finally:
+        tab[0].remove_listener("request", listener)
+        visit.forget_the_site()
 
 
 @pytest.mark.parametrize(("path", "attributes"), BOXES, ids=[path for path, _ in BOXES])
