@@ -7,6 +7,7 @@ import json
 import random
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,7 +53,8 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # The rules of axe-core's category "color" that run by default (color-contrast-enhanced is AAA, off).
 COLOUR_RULES = {"type": "rule", "values": ["color-contrast", "link-in-text-block"]}
 ARTIFACTS = ROOT / "test-artifacts"
-SEARCH_INDEX = "/search/search_index.json"
+# The search index each engine writes, which its search fetches.
+SEARCH_INDEX = {"mkdocs": "/search/search_index.json", "zensical": "/search.json"}
 DOCS = ROOT / "docs"
 PHONE = {"width": 390, "height": 844}
 MANIFEST = manifest.read(ROOT)
@@ -123,6 +125,12 @@ def base_url(built_site: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
+def zensical_base_url(zensical_site: Path) -> Iterator[str]:
+    with served(zensical_site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     if not CHROMIUM.is_file():
         pytest.fail(
@@ -142,6 +150,7 @@ class Visit:
     page: Page
     devtools: CDPSession  # the tab's
     base_url: str
+    search_index: str  # SEARCH_INDEX's, of the engine that built the site
     requests: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -151,7 +160,7 @@ class Visit:
         later than the half second of quiet that Playwright's "networkidle" waits for."""
         if not settled:
             return self._go(path, "load")
-        with self.page.expect_request_finished(lambda request: request.url.endswith(SEARCH_INDEX)):
+        with self.page.expect_request_finished(lambda request: request.url.endswith(self.search_index)):
             return self._go(path, "networkidle")
 
     def _go(self, path: str, until: str) -> Page:
@@ -189,13 +198,13 @@ def tab(browser: Browser) -> Iterator[tuple[Page, CDPSession]]:
     context.close()
 
 
-@pytest.fixture
-def visit(tab: tuple[Page, CDPSession], base_url: str) -> Iterator[Visit]:
+@contextmanager
+def visiting(tab: tuple[Page, CDPSession], base_url: str, engine: str) -> Iterator[Visit]:
     """The tab as a new one: light, its size, no listener of an earlier test, nothing the site stored."""
     page, devtools = tab
     page.set_viewport_size(VIEWPORT)
     page.emulate_media(color_scheme="light")
-    visit = Visit(page, devtools, base_url)
+    visit = Visit(page, devtools, base_url, SEARCH_INDEX[engine])
     listeners = {
         "request": lambda request: visit.requests.append(request.url),
         "console": lambda message: _console_error(visit, message),
@@ -204,10 +213,26 @@ def visit(tab: tuple[Page, CDPSession], base_url: str) -> Iterator[Visit]:
     }
     for event, listener in listeners.items():
         page.on(event, listener)
-    yield visit
-    for event, listener in listeners.items():
-        page.remove_listener(event, listener)
-    visit.forget_the_site()
+    try:
+        yield visit
+    finally:
+        for event, listener in listeners.items():
+            page.remove_listener(event, listener)
+        visit.forget_the_site()
+
+
+@pytest.fixture
+def visit(tab: tuple[Page, CDPSession], base_url: str) -> Iterator[Visit]:
+    """A visit of the site MkDocs built."""
+    with visiting(tab, base_url, "mkdocs") as visit:
+        yield visit
+
+
+@pytest.fixture
+def zensical_visit(tab: tuple[Page, CDPSession], zensical_base_url: str) -> Iterator[Visit]:
+    """A visit of the site Zensical built."""
+    with visiting(tab, zensical_base_url, "zensical") as visit:
+        yield visit
 
 
 def _console_error(tab: Visit, message: ConsoleMessage) -> None:
@@ -491,6 +516,18 @@ def test_each_page_loads_cleanly_with_no_serious_accessibility_violation_in_ligh
     visit: Visit, path: str
 ) -> None:
     """No error, nothing from another host (the search index's requests included), and axe finds nothing serious."""
+    loads_cleanly_and_accessibly(visit, path)
+
+
+def test_zensical_s_pages_load_cleanly_with_no_serious_accessibility_violation_in_light_or_dark(
+    zensical_visit: Visit,
+) -> None:
+    """Zensical draws the pages' header and navigation with a theme of its own: checked on the Series page, as the
+    pages above, whose content Zensical renders alike (tests/test_zensical.py)."""
+    loads_cleanly_and_accessibly(zensical_visit, "")
+
+
+def loads_cleanly_and_accessibly(visit: Visit, path: str) -> None:
     if not AXE.is_file():
         pytest.fail(f"{AXE.relative_to(ROOT)} not found: run `npm ci` (`make test` does it).")
     serious = []
@@ -516,7 +553,7 @@ def test_each_page_loads_cleanly_with_no_serious_accessibility_violation_in_ligh
             for v in violations
             if v["impact"] in ("serious", "critical")
         ]
-    assert any(url.endswith(SEARCH_INDEX) for url in visit.requests), "the search index was requested"
+    assert any(url.endswith(visit.search_index) for url in visit.requests), "the search index was requested"
     assert visit.remote_requests() == []
     assert visit.errors == []
     assert not serious, "\n".join(serious)
@@ -780,49 +817,30 @@ def test_the_try_it_box_refuses_a_tokenizer_file_unlike_the_pinned_one(visit: Vi
     visit.errors.clear()  # the browser reports the refused file as a console error, as it should
 
 
-@pytest.fixture(scope="module")
-def zensical_base_url(zensical_site: Path) -> Iterator[str]:
-    with served(zensical_site) as url:
-        yield url
-
-
-def test_zensical_s_own_search_finds_each_part_offline(tab: tuple[Page, CDPSession], zensical_base_url: str) -> None:
+def test_zensical_s_own_search_finds_each_part_offline(zensical_visit: Visit) -> None:
     """Zensical's header holds its own search, a button that opens it (overrides/partials/search.html gives
     Material's to MkDocs alone), and its index is the site's own."""
-    visit = Visit(tab[0], tab[1], zensical_base_url)
-    listener = lambda request: visit.requests.append(request.url)  # noqa: E731
-    tab[0].on("request", listener)
-    try:
-        page = visit.open("")
-        page.get_by_role("button", name="Search").click()
-        search_each_part(page, page.get_by_placeholder("Search"))
-        assert visit.remote_requests() == []
-    finally:
-        tab[0].remove_listener("request", listener)
-        visit.forget_the_site()
+    page = zensical_visit.open("")
+    page.get_by_role("button", name="Search").click()
+    search_each_part(page, page.get_by_placeholder("Search"))
+    assert zensical_visit.remote_requests() == []
+    assert zensical_visit.errors == []
 
 
 @pytest.mark.parametrize(("path", "attributes"), BOXES, ids=[path for path, _ in BOXES])
 def test_the_try_it_box_gives_the_same_ids_under_zensical(
-    tab: tuple[Page, CDPSession], zensical_base_url: str, path: str, attributes: dict[str, str]
+    zensical_visit: Visit, path: str, attributes: dict[str, str]
 ) -> None:
     """Zensical publishes the tokenizer's files as MkDocs does, from the generated folder, and the page hands the box
     their digests: each recorded case gets the pinned tokenizer's ids there too."""
     cases = [json.loads(line) for line in recorded_output(attributes["data-cases"]).split("\n") if line]
-    visit = Visit(tab[0], tab[1], zensical_base_url)
-    listener = lambda message: _console_error(visit, message)  # noqa: E731
-    tab[0].on("console", listener)
-    try:
-        page = visit.open(path)
-        use_the_tokenizer_box(page)
-        shown = enter(page, [case["text"] for case in cases])
-        disagreements = [
-            f"{case['text']!r}: {ids} instead of {case.get('ids')}"
-            for case, ids in zip(cases, shown, strict=True)
-            if ids != case.get("ids")
-        ]
-        assert cases and not disagreements, "\n".join(disagreements)
-        assert visit.errors == []
-    finally:
-        tab[0].remove_listener("console", listener)
-        visit.forget_the_site()
+    page = zensical_visit.open(path)
+    use_the_tokenizer_box(page)
+    shown = enter(page, [case["text"] for case in cases])
+    disagreements = [
+        f"{case['text']!r}: {ids} instead of {case.get('ids')}"
+        for case, ids in zip(cases, shown, strict=True)
+        if ids != case.get("ids")
+    ]
+    assert cases and not disagreements, "\n".join(disagreements)
+    assert zensical_visit.errors == []
