@@ -24,6 +24,7 @@ from recorder.project.outputs import highlighted_lines, in_prose_style, read_out
 from recorder.project.repository import Repository
 from recorder.project.snippets import pins
 from recorder.project.values import templates
+from recorder.render.conversion import convert
 from recorder.render.html import SVG_NAMESPACE, render_output
 from recorder.render.page import prepare
 from support import ROOT, converted, with_values
@@ -162,6 +163,24 @@ def test_a_directive_markdown_cannot_render_is_an_error(markdown: str, message: 
     with pytest.raises(PageError) as error:
         converted(markdown, SHOWN)
     assert message in str(error.value)
+
+
+def test_a_figure_that_cannot_render_is_named_alone_not_the_values_its_text_quotes() -> None:
+    """A figure whose text quotes an unknown value stays in the page as its directive, whose values the conversion
+    replaces: that is the figure's problem, not a value the prose quotes too being out of place."""
+    figure = next(
+        directive
+        for part in PARTS
+        for directive in parse(PROJECT.page(part.page)[0])
+        if isinstance(directive, Figure)
+        and any(name.startswith(f"{directive.file.partition('/')[0]}/") for name in SHOWN.values)
+    )
+    part = figure.file.partition("/")[0]
+    known = next(name for name in SHOWN.values if name.startswith(f"{part}/"))
+    text = f"{{{{ value {known} }}}} rows, {{{{ value {part}/nowhere }}}} columns"
+    markdown = f'Of {{{{ value {known} }}}}.\n\n{{{{ figure {figure.file} "{text}" }}}}\n\nAfter.\n'
+    errors = convert(SHOWN, markdown).errors
+    assert len(errors) == 1 and f"`{part}/nowhere`" in errors[0], errors
 
 
 def test_an_unknown_value_lists_its_part_s_values_and_the_file_that_declares_them() -> None:
