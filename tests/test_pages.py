@@ -165,9 +165,17 @@ def test_a_directive_markdown_cannot_render_is_an_error(markdown: str, message: 
     assert message in str(error.value)
 
 
-def test_a_figure_that_cannot_render_is_named_alone_not_the_values_its_text_quotes() -> None:
-    """A figure whose text quotes an unknown value stays in the page as its directive, whose values the conversion
-    replaces: that is the figure's problem, not a value the prose quotes too being out of place."""
+@pytest.mark.parametrize(
+    ("quoted", "placed"),
+    [
+        ("{value} rows, {unknown} columns", "{figure}"),
+        ("`{value}` rows, {unknown} columns", "{figure}"),  # a value in code, which the conversion leaves as written
+        ("{value} rows, {unknown} columns", "<div>\n{figure}\n</div>"),  # and where no value is replaced
+    ],
+)
+def test_a_figure_that_cannot_render_is_named_not_the_values_its_text_quotes(quoted: str, placed: str) -> None:
+    """A figure whose text quotes an unknown value is the figure's problem, not that of a value the prose quotes too,
+    which its text holds: however much of that text the conversion would read."""
     figure = next(
         directive
         for part in PARTS
@@ -176,11 +184,12 @@ def test_a_figure_that_cannot_render_is_named_alone_not_the_values_its_text_quot
         and any(name.startswith(f"{directive.file.partition('/')[0]}/") for name in SHOWN.values)
     )
     part = figure.file.partition("/")[0]
-    known = next(name for name in SHOWN.values if name.startswith(f"{part}/"))
-    text = f"{{{{ value {known} }}}} rows, {{{{ value {part}/nowhere }}}} columns"
-    markdown = f'Of {{{{ value {known} }}}}.\n\n{{{{ figure {figure.file} "{text}" }}}}\n\nAfter.\n'
-    errors = convert(SHOWN, markdown).errors
-    assert len(errors) == 1 and f"`{part}/nowhere`" in errors[0], errors
+    value = f"{{{{ value {next(name for name in SHOWN.values if name.startswith(f'{part}/'))} }}}}"
+    text = quoted.format(value=value, unknown=f"{{{{ value {part}/nowhere }}}}")
+    directive = f'{{{{ figure {figure.file} "{text}" }}}}'
+    errors = convert(SHOWN, f"Of {value}.\n\n{placed.format(figure=directive)}\n\nAfter.\n").errors
+    assert any(f"`{part}/nowhere`" in error for error in errors), errors
+    assert not any("outside code, but rendering Markdown replaced it" in error for error in errors), errors
 
 
 def test_an_unknown_value_lists_its_part_s_values_and_the_file_that_declares_them() -> None:

@@ -224,7 +224,10 @@ def convert(outputs: Outputs, markdown: str) -> Converted:
             return outputs
 
         def prepared(self, prepared: PreparedPage) -> None:
-            """Every directive that cannot render is named, not only the first."""
+            """Every directive that cannot render is named, not only the first. Each stands aside in the conversion,
+            as in a preview, so that its own text is not read as the page's: the values a figure's text quotes, say,
+            would count as values out of place."""
+            prepared.noted(lambda message: "", lambda text, message: "")
 
         def converted(self, prepared: PreparedPage) -> None:
             page.errors += [str(error) for _, error in prepared.errors] + list(map(str, prepared.lost()))

@@ -48,13 +48,6 @@ class PreparedPage:
             for directive, _ in self.outputs
             if directive not in self.placed
         ]
-        # A block that cannot render, and is not replaced by a note of its problem, stays in the page as its
-        # directive's text, whose values the conversion replaces too: its own error says what is wrong.
-        left = [
-            directive.text
-            for directive, _ in self.errors
-            if not isinstance(directive, Value) and directive not in self.placed
-        ]
         return lost + [
             PageError(
                 f"`{text}` stands {counted(count, 'time')} outside code, but rendering Markdown "
@@ -62,7 +55,7 @@ class PreparedPage:
                 "blocks, HTML tags and link addresses."
             )
             for text, count in self.quoted.items()
-            if self.replaced[text] != count + sum(block.count(text) for block in left)
+            if self.replaced[text] != count
         ]
 
     def noted(self, note: Callable[[str], str], inline: Callable[[str, str], str]) -> None:
