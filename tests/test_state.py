@@ -36,10 +36,14 @@ def check(project: Path) -> subprocess.CompletedProcess[str]:
         (["build", "-fother.yml"], "other.yml"),
         (["build", "-sf", "other.yml"], "other.yml"),  # short options clustered, as both engines take them
         (["build", "-cqf", "other.yml"], "other.yml"),
-        (["build", "-qd", "built", "-f", "other.yml"], "other.yml"),
         (["serve", "-oa", "127.0.0.1:8000", "-sfother.yml"], "other.yml"),
+        (["gh-deploy", "-cm", "a message", "-f", "other.yml"], "other.yml"),  # `-m` takes the next argument
+        (["gh-deploy", "-sb", "pages", "-f", "other.yml"], "other.yml"),
+        (["build", "-d", "-f", "-f", "other.yml"], "other.yml"),  # a folder named `-f`, as click reads it
+        (["build", "--site-dir", "-f", "--config-file=other.yml"], "other.yml"),
+        (["build", "--", "-f", "other.yml"], "mkdocs.yml"),  # arguments, not options
         (["build", "-f"], "mkdocs.yml"),  # a command line the engine itself refuses, naming its own usage
-        (["build", "-f", "--strict"], "mkdocs.yml"),
+        (["build", "-f", "--strict"], "--strict"),  # as click reads it: the engine then finds no such file
     ],
 )
 def test_the_configuration_file_is_the_one_the_engine_s_command_line_names(argv: list[str], named: str) -> None:

@@ -8,7 +8,6 @@ it as both engines' command lines do, and MkDocs' plugin, which MkDocs hands the
 (recorder/engines/plugin.py).
 """
 
-import argparse
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,18 +48,37 @@ def configuration_file(argv: list[str] | None = None) -> Path:
     take it, the one `-f` or `--config-file` names, else mkdocs.yml in the folder it runs in."""
     if _READING:
         return _READING[-1][0]
-    command_line = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
-    command_line.add_argument("-f", "--config-file", type=Path, default=Path(CONFIG_FILE))
-    # The engines' other short options of build and serve, so that a cluster such as `-sf FILE` reads as theirs do.
-    for flag in "coqsv":
-        command_line.add_argument(f"-{flag}", action="store_true")
-    for option in "adtw":
-        command_line.add_argument(f"-{option}")
-    try:
-        named = command_line.parse_known_args(sys.argv[1:] if argv is None else argv)[0].config_file
-    except argparse.ArgumentError:  # `-f` without a file: the engine's own parser says so, not this one
-        named = Path(CONFIG_FILE)
-    return named.resolve()
+    arguments, named = iter(sys.argv[1:] if argv is None else argv), CONFIG_FILE
+    for argument in arguments:
+        if argument == "--":
+            break
+        option, value = _option(argument)
+        if option in _TAKES_A_VALUE:
+            value = next(arguments, None) if value is None else value
+            named = value if option in ("-f", "--config-file") and value else named
+    return Path(named).resolve()
+
+
+# The options of MkDocs' and Zensical's commands that take a value, which may look like an option itself.
+_TAKES_A_VALUE = {
+    *("-a", "-b", "-d", "-f", "-m", "-p", "-r", "-t", "-w"),
+    *("--config-file", "--dev-addr", "--message", "--projects-file", "--remote-branch", "--remote-name"),
+    *("--site-dir", "--theme", "--watch"),
+}
+
+
+def _option(argument: str) -> tuple[str | None, str | None]:
+    """The option of `argument` that takes a value, with the value it holds, as click reads a command line:
+    `--name=VALUE`, or in a cluster of short options (`-sfFILE`) the first that takes one, with the rest."""
+    if argument.startswith("--"):
+        name, equals, value = argument.partition("=")
+        return name, value if equals else None
+    if not argument.startswith("-"):
+        return None, None
+    for position, letter in enumerate(argument[1:], start=2):
+        if f"-{letter}" in _TAKES_A_VALUE:
+            return f"-{letter}", argument[position:] or None
+    return None, None
 
 
 def _project(path: Path) -> Project:
