@@ -51,7 +51,7 @@ from recorder.render.html import visible
 
 log = logging.getLogger("mkdocs.recorder.preview")
 QUIET_SECONDS = 0.3  # an editor's save is several events, a record run many: act once they stop
-# Written while a file is replaced, or by the record step for itself, inside the project: no edit of an input.
+# Written while a file is replaced, or by the record step for itself, inside a folder watched: no edit of an input.
 _NOT_EDITS = rf"/(.*/)?(\.[^/]*\.tmp|{re.escape(LOCK)}|{re.escape(TRANSACTION)}(/.*)?|__pycache__(/.*)?)$"
 # The events that change a file; not those of reading one, which every refresh and build does to every input.
 _CHANGES = [FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent]
@@ -175,23 +175,24 @@ def watcher(preview: Preview, docs_dir: Path) -> BaseObserver:
     """The watcher of the files the state reads (`state.input_folders`, and of the project's folder mkdocs.yml and
     requirements.txt only), but not the record step's own, started. It tells the preview of each edit."""
     observer, root = Observer(), preview.config_file.parent
-    # An event counts unless each of its paths is ignored: a file moved into place is an edit of its target.
-    inputs = RegexMatchingEventHandler(
-        ignore_regexes=[re.escape(str(root)) + _NOT_EDITS],
-        ignore_policy="all",
-        ignore_directories=True,
-        case_sensitive=True,
-    )
     top = RegexMatchingEventHandler(
         regexes=[f"{re.escape(str(path))}$" for path in (preview.config_file, root / REQUIREMENTS)],
         ignore_directories=True,
         case_sensitive=True,
     )
-    inputs.on_any_event = top.on_any_event = lambda event: preview.changed.set()
+    top.on_any_event = lambda event: preview.changed.set()
+    observer.schedule(top, str(root), recursive=False, event_filter=_CHANGES)
     for folder, pattern in state.input_folders(root, docs_dir):
         if folder.is_dir():  # as deep as the state reads: the docs folder's pages, not generated/ below them
+            # An event counts unless each of its paths is ignored: a file moved into place is an edit of its target.
+            inputs = RegexMatchingEventHandler(
+                ignore_regexes=[re.escape(str(folder)) + _NOT_EDITS],
+                ignore_policy="all",
+                ignore_directories=True,
+                case_sensitive=True,
+            )
+            inputs.on_any_event = top.on_any_event
             observer.schedule(inputs, str(folder), recursive="**" in pattern, event_filter=_CHANGES)
-    observer.schedule(top, str(root), recursive=False, event_filter=_CHANGES)
     observer.start()
     return observer
 
