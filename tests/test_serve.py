@@ -165,12 +165,15 @@ def test_the_preview_is_told_of_an_edit_of_an_input_and_of_nothing_else(tmp_path
         assert not preview.changed.wait(1), (
             "a read, the state's own files, bytecode and the project's other files are no edits"
         )
-        moved_into_place = project / f".{project.name}.tmp"
-        moved_into_place.write_bytes((project / "mkdocs.yml").read_bytes())
+        # Staged as store.replace_file and most editors save a file: written beside it, then moved into place.
+        staged = [(path.with_name(f".{path.name}.tmp"), path) for path in (project / "mkdocs.yml", snippet)]
+        for temporary, path in staged:
+            temporary.write_bytes(path.read_bytes())
         assert not preview.changed.wait(1), "a file written to be moved into place is no edit yet"
-        moved_into_place.replace(project / "mkdocs.yml")
-        assert preview.changed.wait(10), "mkdocs.yml moved into place is an edit"
-        preview.changed.clear()
+        for temporary, path in staged:
+            temporary.replace(path)
+            assert preview.changed.wait(10), f"{path.name} moved into place is an edit"
+            preview.changed.clear()
         snippet.write_bytes(snippet.read_bytes())
         assert preview.changed.wait(10), "a snippet written is an edit"
     finally:

@@ -25,7 +25,8 @@ from recorder.project.findings import Finding, Severity, problem
 from recorder.project.manifest import LOCK, MANIFEST_NAME, OUTPUTS_DIR, TRANSACTION
 
 STATE_FILE = "state.json"
-_SKIPPED = {TRANSACTION, LOCK, "__pycache__"}
+# In the folders it reads, what the state skips: the record step's own files, and bytecode.
+SKIPPED = frozenset({TRANSACTION, LOCK, "__pycache__"})
 
 
 class Unbuildable(RecorderError):
@@ -90,7 +91,7 @@ def inputs(project: Project) -> list[Path]:
             path
             for folder, pattern in folders
             for path in sorted(folder.glob(pattern))
-            if path.is_file() and _SKIPPED.isdisjoint(path.relative_to(folder).parts)
+            if path.is_file() and SKIPPED.isdisjoint(path.relative_to(folder).parts)
         ),
     ]
 

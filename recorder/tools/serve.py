@@ -45,14 +45,14 @@ from recorder.check import state
 from recorder.engines import config as engine_config
 from recorder.project.config import GENERATED, NOTEBOOKS_DIR, REQUIREMENTS, Project
 from recorder.project.errors import RecorderError
-from recorder.record.store import LOCK, TRANSACTION
 from recorder.render.conversion import EXTENSION
 from recorder.render.html import visible
 
 log = logging.getLogger("mkdocs.recorder.preview")
 QUIET_SECONDS = 0.3  # an editor's save is several events, a record run many: act once they stop
-# Written while a file is replaced, or by the record step for itself, inside a folder watched: no edit of an input.
-_NOT_EDITS = rf"/(.*/)?(\.[^/]*\.tmp|{re.escape(LOCK)}|{re.escape(TRANSACTION)}(/.*)?|__pycache__(/.*)?)$"
+# Inside a folder watched, no edit of an input: what the state skips, and a file written to replace another
+# (`.NAME.tmp`, as store.replace_file stages it), until it is moved into place.
+_NOT_EDITS = "/(.*/)?(" + "|".join(f"{re.escape(name)}(/.*)?" for name in sorted(state.SKIPPED)) + r"|\.[^/]*\.tmp)$"
 # The events that change a file; not those of reading one, which every refresh and build does to every input.
 _CHANGES = [FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent]
 
