@@ -39,14 +39,16 @@ class PreparedPage:
     errors: list[tuple[Directive, PageError]] = field(default_factory=list)  # the directives that cannot render
 
     def lost(self) -> list[PageError]:
-        """Each directive the conversion did not use, of those the page was parsed into."""
+        """Each directive the conversion did not use, of those the page was parsed into and that could render (one
+        that could not is named by its own error)."""
+        failed = {directive for directive, _ in self.errors}
         lost = [
             PageError(
                 f"the output of `{directive.text}` was lost while rendering Markdown; "
                 "keep block directives outside of HTML blocks and alone in their paragraph."
             )
             for directive, _ in self.outputs
-            if directive not in self.placed
+            if directive not in self.placed and directive not in failed
         ]
         return lost + [
             PageError(
