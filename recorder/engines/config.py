@@ -4,8 +4,8 @@ mkdocs.yml calls `checked` (the Markdown extension's `state` option) and `llms_s
 both engines run each time they read the file, before any page: a state with problems stops the build there with
 the project's message, and the state's digest, as an option of the extension, keeps an engine's cache of rendered
 pages exactly as long as the state holds. Neither engine tells a tag which file it reads: `configuration_file` finds
-it as both engines' command lines do, and MkDocs' plugin, which MkDocs hands the file, checks it again
-(recorder/engines/plugin.py).
+it as both engines' command lines do, and MkDocs' plugin, which MkDocs hands the file, works the state out again
+where the tag found another (recorder/engines/plugin.py).
 """
 
 import sys

@@ -53,9 +53,13 @@ class RecordedOutputsPlugin(BasePlugin):
         try:
             self.project = Project.load(path.parent, path)
             self.parts = {part.name: part for part in self.project.parts()}
-            # The state of the file MkDocs reads; in a preview, shown even with problems.
-            with engine_config.reading(path, preview=preview):
-                current = engine_config.check(path.resolve())[1]  # with problems only in a preview
+            # The state of the file MkDocs reads, as the configuration's tag worked it out where the tag found that
+            # file; else worked out here. In a preview, shown even with problems.
+            kept = engine_config.checked_as(options.get("state", ""))
+            if kept is None or kept[0] != path.resolve():
+                with engine_config.reading(path, preview=preview):
+                    kept = engine_config.check(path.resolve())  # with problems only in a preview
+            current = kept[1]
         except engine_config.Unbuildable as error:  # as MkDocs stops a build: the message alone, no traceback
             raise Abort(f"Error: {error}") from None
         except RecorderError as error:
