@@ -18,8 +18,15 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from recorder.project import repository
-from recorder.project.compat_table import COMPAT_DIR
-from recorder.project.config import GENERATED, NOTEBOOKS_DIR, PUBLISHED_DIR, REQUIREMENTS, SNIPPETS_DIR, Project
+from recorder.project.config import (
+    COMPAT_DIR,
+    GENERATED,
+    NOTEBOOKS_DIR,
+    PUBLISHED_DIR,
+    REQUIREMENTS,
+    SNIPPETS_DIR,
+    Project,
+)
 from recorder.project.errors import RecorderError
 from recorder.project.findings import Finding, Severity, problem
 from recorder.project.manifest import LOCK, MANIFEST_NAME, OUTPUTS_DIR, TRANSACTION

@@ -8,13 +8,13 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from recorder.project.config import COMPAT_DIR
 from recorder.project.errors import RecorderError
 from recorder.project.findings import Finding, notice
 from recorder.project.manifest import output_path
 from recorder.project.provenance import counted
 from recorder.project.snippets import Snippet, sha256_file, source_hashes
 
-COMPAT_DIR = "compat"
 RESULTS = f"{COMPAT_DIR}/results.json"
 FIX = f"Run `make compat` and commit {RESULTS}."
 

@@ -24,6 +24,7 @@ PLUGIN = "recorded-outputs"  # the plugin's name under `plugins:`, whose entry h
 # packages the snippets import, each pinned as NAME==VERSION).
 SNIPPETS_DIR = "snippets"
 PUBLISHED_DIR = "published"
+COMPAT_DIR = "compat"  # the version table's results
 REQUIREMENTS = "requirements.txt"
 # In the docs folder: each part's notebook; and, git-ignored, the state and the copies the site serves.
 NOTEBOOKS_DIR = "notebooks"
