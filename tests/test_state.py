@@ -3,16 +3,18 @@ an engine reads, and one round of findings for a change (the drifts themselves: 
 
 from __future__ import annotations
 
+import importlib
 import re
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import click
 import pytest
 
 from recorder.check import state
-from recorder.engines.config import configuration_file
+from recorder.engines.config import TAKES_A_VALUE, configuration_file
 from recorder.project.config import Part, Project
 from recorder.project.directives import Example, parse
 from recorder.project.values import templates
@@ -48,6 +50,20 @@ def check(project: Path) -> subprocess.CompletedProcess[str]:
 )
 def test_the_configuration_file_is_the_one_the_engine_s_command_line_names(argv: list[str], named: str) -> None:
     assert configuration_file(argv) == (Path.cwd() / named).resolve()
+
+
+@pytest.mark.parametrize("engine", ["mkdocs.__main__", "zensical.main"])
+def test_each_option_of_the_engine_s_commands_that_takes_a_value_is_read_as_one(engine: str) -> None:
+    """The options of the pinned engine's commands as click declares them: the command line is read as it reads it."""
+    commands = importlib.import_module(engine).cli.commands.values()
+    declared = {
+        name
+        for command in commands
+        for option in command.params
+        if isinstance(option, click.Option) and not option.is_flag and not option.count
+        for name in option.opts
+    }
+    assert declared <= TAKES_A_VALUE, f"read as flags: {sorted(declared - TAKES_A_VALUE)}"
 
 
 @pytest.mark.slow

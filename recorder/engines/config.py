@@ -53,14 +53,15 @@ def configuration_file(argv: list[str] | None = None) -> Path:
         if argument == "--":
             break
         option, value = _option(argument)
-        if option in _TAKES_A_VALUE:
+        if option in TAKES_A_VALUE:
             value = next(arguments, None) if value is None else value
             named = value if option in ("-f", "--config-file") and value else named
     return Path(named).resolve()
 
 
-# The options of MkDocs' and Zensical's commands that take a value, which may look like an option itself.
-_TAKES_A_VALUE = {
+# The options of MkDocs' and Zensical's commands that take a value, which may look like an option itself (a test holds
+# the set to the pinned engines' commands as click declares them).
+TAKES_A_VALUE = {
     *("-a", "-b", "-d", "-f", "-m", "-p", "-r", "-t", "-w"),
     *("--config-file", "--dev-addr", "--message", "--projects-file", "--remote-branch", "--remote-name"),
     *("--site-dir", "--theme", "--watch"),
@@ -76,7 +77,7 @@ def _option(argument: str) -> tuple[str | None, str | None]:
     if not argument.startswith("-"):
         return None, None
     for position, letter in enumerate(argument[1:], start=2):
-        if f"-{letter}" in _TAKES_A_VALUE:
+        if f"-{letter}" in TAKES_A_VALUE:
             return f"-{letter}", argument[position:] or None
     return None, None
 
