@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     root, progress = args.root.resolve(), partial(print, flush=True)
     try:
-        return _run_command(args, root, progress)
+        return args.run(args, root, progress)
     except RecorderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -49,12 +49,18 @@ def _parser() -> argparse.ArgumentParser:
         "--published", action="store_true", help="attach the article's published outputs for model snippets (offline)"
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    for name, about, options in (
-        ("record", "re-run stale snippets and record their outputs", [timeout, rerun, published]),
-        ("site", "record what is stale, then build the site with `mkdocs build --strict`", [timeout, rerun, published]),
-        ("check", "list what keeps the site from being built, as every build judges it", []),
+    for name, run, about, options in (
+        ("record", _record, "re-run stale snippets and record their outputs", [timeout, rerun, published]),
+        (
+            "site",
+            _site,
+            "record what is stale, then build the site with `mkdocs build --strict`",
+            [timeout, rerun, published],
+        ),
+        ("check", _check, "list what keeps the site from being built, as every build judges it", []),
         (
             "diff",
+            _diff,
             "what changed in the recorded outputs since a git ref, as Markdown",
             [
                 _option(
@@ -64,9 +70,10 @@ def _parser() -> argparse.ArgumentParser:
                 )
             ],
         ),
-        ("pr-record", "record what is stale and report it; fails if anything was", [summary]),
+        ("pr-record", _pull_request, "record what is stale and report it; fails if anything was", [summary]),
         (
             "compat",
+            _compat,
             "check the rows of compat/results.json not yet checked with several transformers releases",
             [
                 timeout,
@@ -75,11 +82,13 @@ def _parser() -> argparse.ArgumentParser:
         ),
         (
             "pr-compat",
+            _pull_request,
             "check the rows of compat/results.json not yet checked and report it; fails if there were",
             [timeout, summary],
         ),
         (
             "serve",
+            _serve,
             "live preview: record what each edit makes stale, rebuild and reload (MkDocs)",
             [
                 timeout,
@@ -88,11 +97,12 @@ def _parser() -> argparse.ArgumentParser:
         ),
         (
             "tokenizer",
+            _tokenizer,
             "put GPT-2's pinned tokenizer files in the Hugging Face cache, to run Part 1's snippets by hand offline",
             [],
         ),
     ):
-        commands.add_parser(name, help=about, parents=options)
+        commands.add_parser(name, help=about, parents=options).set_defaults(run=run)
     return parser
 
 
@@ -103,30 +113,41 @@ def _option(*flags: str, **settings: Any) -> argparse.ArgumentParser:
     return option
 
 
-def _run_command(args: argparse.Namespace, root: Path, progress: Report) -> int:
-    """Run the command `args` names; its exit status."""
-    if args.command in ("record", "site"):
-        (attach if args.published else record)(root, force=args.force, timeout=args.timeout, report=progress)
-        if args.command == "site":
-            build_site(root)
-    elif args.command == "check":
-        return _check(root)
-    elif args.command == "diff":
-        print(diff.report(root, args.base), end="")
-    elif args.command in ("pr-record", "pr-compat"):
-        return _pull_request(args, root, progress)
-    elif args.command == "tokenizer":
-        progress(
-            f"GPT-2's vocab.json and merges.txt at revision {REVISION} are in the Hugging Face cache, "
-            f"{hub.cache_tokenizer()}, their sha256 checked. Run a snippet that loads only the tokenizer offline: "
-            f"HF_HUB_OFFLINE=1 .venv/bin/python {SNIPPETS_DIR}/PART/NAME.py"
-        )
-    elif args.command == "serve":
-        from recorder.tools import serve  # only here: only the preview needs MkDocs' server
+# Each command: what it does with its arguments, in the project `root`; its exit status.
+def _record(args: argparse.Namespace, root: Path, progress: Report) -> int:
+    (attach if args.published else record)(root, force=args.force, timeout=args.timeout, report=progress)
+    return 0
 
-        serve.serve(Project.load(root).config_file, args.dev_addr, args.timeout)
-    else:
-        make_compat(root, timeout=args.timeout, report=progress, force=args.force)
+
+def _site(args: argparse.Namespace, root: Path, progress: Report) -> int:
+    _record(args, root, progress)
+    build_site(root)
+    return 0
+
+
+def _diff(args: argparse.Namespace, root: Path, progress: Report) -> int:
+    print(diff.report(root, args.base), end="")
+    return 0
+
+
+def _compat(args: argparse.Namespace, root: Path, progress: Report) -> int:
+    make_compat(root, timeout=args.timeout, report=progress, force=args.force)
+    return 0
+
+
+def _serve(args: argparse.Namespace, root: Path, progress: Report) -> int:
+    from recorder.tools import serve  # only here: only the preview needs MkDocs' server
+
+    serve.serve(Project.load(root).config_file, args.dev_addr, args.timeout)
+    return 0
+
+
+def _tokenizer(args: argparse.Namespace, root: Path, progress: Report) -> int:
+    progress(
+        f"GPT-2's vocab.json and merges.txt at revision {REVISION} are in the Hugging Face cache, "
+        f"{hub.cache_tokenizer()}, their sha256 checked. Run a snippet that loads only the tokenizer offline: "
+        f"HF_HUB_OFFLINE=1 .venv/bin/python {SNIPPETS_DIR}/PART/NAME.py"
+    )
     return 0
 
 
@@ -143,7 +164,7 @@ def _pull_request(args: argparse.Namespace, root: Path, progress: Report) -> int
     return 1
 
 
-def _check(root: Path) -> int:
+def _check(args: argparse.Namespace, root: Path, progress: Report) -> int:
     """Print what keeps the site from being built, then the notices; fails only on the former."""
     current = state.current(Project.load(root))
     for problem in current.problems:
