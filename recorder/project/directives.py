@@ -128,10 +128,8 @@ def _directive(body: str, text: str, line: int, indent: str | None) -> Directive
     kind, _, argument = body.strip().partition(" ")
     argument = argument.strip()
     if kind not in _FORMS:
-        raise PageError(
-            f"unknown directive `{{{{{body}}}}}`. "
-            "Use code, example, figure, provenance, compatibility, parts, origins or value."
-        )
+        *others, last = _FORMS
+        raise PageError(f"unknown directive `{{{{{body}}}}}`. Use {', '.join(others)} or {last}.")
     if indent is None and kind != "value":
         raise PageError(f"`{{{{ {kind} ... }}}}` must stand alone on its own line.")
     form, usage, make = _FORMS[kind]
@@ -140,24 +138,30 @@ def _directive(body: str, text: str, line: int, indent: str | None) -> Directive
     return make(match, text, line, indent)
 
 
-_LISTING = "needs PART/FILE.py or PART/FILE.py:SECTION, optionally followed by highlight=SUBSECTION."
+def _listing(kind: type[Code | Example]) -> tuple[re.Pattern[str], str, Callable[..., Directive]]:
+    """The form of a directive that shows a snippet's code."""
+    usage = "needs PART/FILE.py or PART/FILE.py:SECTION, optionally followed by highlight=SUBSECTION."
+    return _ARGUMENT, usage, lambda match, *block: kind(*block, *match.group("file", "section", "highlight"))
+
+
+def _table(kind: type[Provenance | Compatibility | Parts]) -> tuple[re.Pattern[str], str, Callable[..., Directive]]:
+    """The form of a directive that takes nothing: a table or list the site makes."""
+    return _NOTHING, f"takes nothing: write `{{{{ {kind.__name__.lower()} }}}}`.", lambda _, *block: kind(*block)
+
+
 # Each directive by name: the form of what follows its name, what a directive of another form is told, and the
 # directive a match makes, from the text, line and indent of a block (a value is inline: it takes only its text).
 _FORMS: dict[str, tuple[re.Pattern[str], str, Callable[..., Directive]]] = {
-    "code": (_ARGUMENT, _LISTING, lambda match, *block: Code(*block, *match.group("file", "section", "highlight"))),
-    "example": (
-        _ARGUMENT,
-        _LISTING,
-        lambda match, *block: Example(*block, *match.group("file", "section", "highlight")),
-    ),
+    "code": _listing(Code),
+    "example": _listing(Example),
     "figure": (
         _FIGURE_ARGUMENT,
         'needs PART/FILE.py "alt text".',
         lambda match, text, line, indent: Figure(text, line, indent, match["file"], _alt(match["alt"], line)),
     ),
-    "provenance": (_NOTHING, "takes nothing: write `{{ provenance }}`.", lambda _, *block: Provenance(*block)),
-    "compatibility": (_NOTHING, "takes nothing: write `{{ compatibility }}`.", lambda _, *block: Compatibility(*block)),
-    "parts": (_NOTHING, "takes nothing: write `{{ parts }}`.", lambda _, *block: Parts(*block)),
+    "provenance": _table(Provenance),
+    "compatibility": _table(Compatibility),
+    "parts": _table(Parts),
     "origins": (
         _PART,
         "takes a part's folder name, or nothing for every part.",
