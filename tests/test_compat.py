@@ -246,7 +246,7 @@ def page(root: Path, parts: dict[str, str] | None = None) -> BeautifulSoup:
 
 def notices(root: Path) -> list[str]:
     """What `python -m recorder check` says of the table of the project at `root`: notices, never problems."""
-    found = compat_table.notices(root, discover(root))
+    found = compat_table.notices(compat_table.view(root, discover(root)))
     assert all(finding.severity is Severity.NOTICE for finding in found), found
     return [finding.message for finding in found]
 

@@ -135,7 +135,7 @@ def work_out(project: Project, content: str) -> State:
     a broken template, a missing output or a notebook that differs for a stale one. The project is read once, into
     what the pages may read: the pages' own checks read nothing else of it."""
     # Imported here: a build whose state is already known reads none of them.
-    from recorder.project.compat_table import notices
+    from recorder.project.compat_table import notices, view
     from recorder.project.notebooks import stale_notebooks
     from recorder.project.outputs import read_outputs, unused_values
     from recorder.project.snippets import discover
@@ -143,10 +143,11 @@ def work_out(project: Project, content: str) -> State:
     from recorder.project.values import templates
     from recorder.render.conversion import pages_problems
 
+    snippets = discover(project.root)
     try:
         copies = {f"{GENERATED}/{name}" for name in site_copies(project)}
         outputs = read_outputs(project, repository.from_environment(os.environ))
-        lagging = stale_outputs(project, discover(project.root), outputs.records)
+        lagging = stale_outputs(project, snippets, outputs.records)
         stale = {finding.snippet for finding in lagging if finding.snippet}
         orphaned = [template.orphaned for part in outputs.parts for template in templates(project.root, part)]
         by_hand = project.undescribed() + [message for message in orphaned if message]
@@ -154,9 +155,10 @@ def work_out(project: Project, content: str) -> State:
         messages = by_hand + pages_problems(outputs, copies, said) + unused_values(outputs)
         recorded = lagging + stale_notebooks(project, outputs, stale)
         state = State(content, tuple(map(problem, messages)) + tuple(recorded), stale=tuple(sorted(stale)))
+        compat = outputs.compat  # the version table as its page read it
     except RecorderError as error:  # the configuration or the manifest cannot be read: nothing else can
-        state = State(content, (problem(str(error)),))
-    return replace(state, findings=state.findings + tuple(notices(project.root, discover(project.root))))
+        state, compat = State(content, (problem(str(error)),)), view(project.root, snippets)
+    return replace(state, findings=state.findings + tuple(notices(compat)))
 
 
 def current(project: Project) -> State:

@@ -75,22 +75,6 @@ def in_words(result: dict[str, Any]) -> str:
     return str(result["verdict"])
 
 
-def notices(root: Path, snippets: dict[str, Snippet]) -> list[Finding]:
-    """What `python -m recorder check` says of the table, in a line: how many rows it shows as not yet checked."""
-    found = view(root, snippets)
-    if isinstance(found, str):
-        return [notice(found)]
-    if not (stale := found.unchecked):
-        return []
-    return [
-        notice(
-            f"{counted(len(stale), 'row')} of the version table {'is' if len(stale) == 1 else 'are'} not yet checked "
-            f"since {RESULTS} was made (a snippet or its output changed): run `make compat`, which checks only those, "
-            f"and commit {RESULTS}."
-        )
-    ]
-
-
 class View(NamedTuple):
     """The table as a page shows it: the file, the snippets in their order, and why each row not yet checked is."""
 
@@ -106,3 +90,19 @@ def view(root: Path, snippets: dict[str, Snippet]) -> View | str:
     except CompatError as error:
         return str(error)
     return View(table, list(snippets), unchecked(root, table, snippets))
+
+
+def notices(found: View | str) -> list[Finding]:
+    """What `python -m recorder check` says of the table `view` found, in a line: how many rows it shows as not yet
+    checked."""
+    if isinstance(found, str):
+        return [notice(found)]
+    if not (stale := found.unchecked):
+        return []
+    return [
+        notice(
+            f"{counted(len(stale), 'row')} of the version table {'is' if len(stale) == 1 else 'are'} not yet checked "
+            f"since {RESULTS} was made (a snippet or its output changed): run `make compat`, which checks only those, "
+            f"and commit {RESULTS}."
+        )
+    ]
