@@ -137,10 +137,9 @@ def work_out(project: Project, content: str) -> State:
     # Imported here: a build whose state is already known reads none of them.
     from recorder.project.compat_table import notices, view
     from recorder.project.notebooks import stale_notebooks
-    from recorder.project.outputs import read_outputs, unused_values
+    from recorder.project.outputs import read_outputs, undescribed, unused_values
     from recorder.project.snippets import discover
     from recorder.project.staleness import missing_output, stale_outputs
-    from recorder.project.values import templates
     from recorder.render.conversion import pages_problems
 
     snippets = discover(project.root)
@@ -149,8 +148,8 @@ def work_out(project: Project, content: str) -> State:
         outputs = read_outputs(project, repository.from_environment(os.environ))
         lagging = stale_outputs(project, snippets, outputs.records)
         stale = {finding.snippet for finding in lagging if finding.snippet}
-        orphaned = [template.orphaned for part in outputs.parts for template in templates(project.root, part)]
-        by_hand = project.undescribed() + [message for message in orphaned if message]
+        orphaned = [template.orphaned for template in outputs.templates]
+        by_hand = undescribed(outputs) + [message for message in orphaned if message]
         said = {*by_hand, *(finding.message for finding in lagging), *map(missing_output, stale)}
         messages = by_hand + pages_problems(outputs, copies, said) + unused_values(outputs)
         recorded = lagging + stale_notebooks(project, outputs, stale)

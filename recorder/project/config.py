@@ -171,16 +171,6 @@ class Project:
         description = self.page(part.page)[1].get("description")
         return description.strip() if isinstance(description, str) else ""
 
-    def undescribed(self) -> list[str]:
-        """A problem for each part whose page has no `description`: the Series page would list it with none."""
-        return [
-            f"{self.docs_path}/{part.page} has no `description` in its front matter, which the Series page, "
-            f"llms.txt and search engines show for {part.title}. Add one at the top of the page: a line `---`, "
-            "then `description: ONE SENTENCE ON WHAT THE PART SHOWS`, then `---`."
-            for part in self.parts()
-            if not self.description(part)
-        ]
-
     def parts(self) -> list[Part]:
         """Every folder of snippets/ with its page, in the navigation's order and named as it names them; a
         folder without a page or a line in `nav:` is an error."""

@@ -39,6 +39,7 @@ class Outputs:
     builtins: Mapping[str, str] = field(default_factory=dict)  # values every page may quote
     parts: Mapping[str, str] = field(default_factory=dict)  # part -> its title, in the navigation's order
     descriptions: Mapping[str, str] = field(default_factory=dict)  # part -> its page's `description`
+    templates: tuple[Template, ...] = ()  # every part's, as its values file declares them
     docs_dir: str = "docs"  # the docs folder, from the repository's top, where the notebooks are in the repository
     pages: Mapping[str, str] = field(default_factory=dict)  # each page of the docs folder, by file: its Markdown
     extensions: Mapping[str, dict[str, Any]] = field(default_factory=dict)  # as Project.markdown_extensions
@@ -89,6 +90,7 @@ def read_outputs(
         builtins={"pinned_model": MODEL_ID, "pinned_revision": REVISION, "pinned_transformers": transformers},
         parts={part.name: part.title for part in parts},
         descriptions={part.name: project.description(part) for part in parts},
+        templates=tuple(template for part in parts for template in templates(project.root, part.name)),
         docs_dir=project.docs_path,
         pages={path.name: project.page(path.name)[0] for path in sorted(project.docs_dir.glob("*.md"))},
         extensions=project.markdown_extensions(),
@@ -100,7 +102,7 @@ def read_outputs(
 def _values(outputs: Outputs) -> tuple[dict[str, str], dict[str, str]]:
     """Each value the parts' templates read, in the prose's style, and why each one that cannot be read cannot."""
     values, unreadable, read_from = {}, {}, {}
-    for template in (template for part in outputs.parts for template in templates(outputs.root, part)):
+    for template in outputs.templates:
         try:
             read = _read(outputs, template)
         except RecorderError as error:
@@ -124,6 +126,17 @@ def _read(outputs: Outputs, template: Template) -> dict[str, str]:
     if template.orphaned:
         raise RecorderError(template.orphaned)
     return template.read(outputs.output(f"{template.part}/{template.output}"))
+
+
+def undescribed(outputs: Outputs) -> list[str]:
+    """A problem for each part whose page has no `description`: the Series page would list it with none."""
+    return [
+        f"{outputs.docs_dir}/{part}.md has no `description` in its front matter, which the Series page, "
+        f"llms.txt and search engines show for {title}. Add one at the top of the page: a line `---`, "
+        "then `description: ONE SENTENCE ON WHAT THE PART SHOWS`, then `---`."
+        for part, title in outputs.parts.items()
+        if not outputs.descriptions[part]
+    ]
 
 
 def unused_values(outputs: Outputs) -> list[str]:
