@@ -97,10 +97,11 @@ diff: $(STAMP) ## What changed in the recorded outputs since the merge base with
 test: $(STAMP) $(AXE_STAMP) ## Run the test suite (snippets against a stand-in GPT-2, drift guard, docs, browser)
 	PYTEST_XDIST_AUTO_NUM_WORKERS=$${PYTEST_XDIST_AUTO_NUM_WORKERS:-$$(($$(nproc) + 1))} $(BIN)/python -m pytest
 
-# Lighthouse CI as lighthouserc.json configures it. The reports of an earlier audit would mislead: removed first.
+# Lighthouse CI as lighthouserc.json configures it, in the Chromium tools/chromium.py finds. The reports of an earlier
+# audit would mislead: removed first.
 audit: site $(LIGHTHOUSE_STAMP) ## Lighthouse on every page (median of 3); fails when a page misses a goal
 	rm -rf audit
-	node_modules/.bin/lhci autorun
+	chromium=$$($(BIN)/python -m tools.chromium) && node_modules/.bin/lhci autorun --collect.chromePath="$$chromium"
 
 bench: $(STAMP) ## Time record and site against the limit, mkdocs-jupyter and plain MkDocs; writes bench/results.json, fails on a goal missed
 	$(BIN)/python -m bench.run

@@ -34,12 +34,12 @@ from recorder.project.provenance import SHORT_HASH
 from recorder.project.snippets import discover
 from support import ROOT, gpt2_tokenizer
 from test_llms import shown_code
+from tools.chromium import NoChromium, chromium
 from tools.local_site import served
 from tools.tokenizer_classes import SCRIPT, parsed, written_block
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -132,13 +132,12 @@ def zensical_base_url(zensical_site: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.is_file():
-        pytest.fail(
-            f"{CHROMIUM} not found: the browser tests drive Debian's Chromium. "
-            "Install it with `apt-get install chromium` (.ci/run does)."
-        )
+    try:
+        executable = chromium()
+    except NoChromium as error:
+        pytest.fail(str(error))
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
         yield launched
         launched.close()
 

@@ -16,10 +16,10 @@ from typing import Any
 
 from playwright.sync_api import Browser, sync_playwright
 
+from tools.chromium import chromium
 from tools.local_site import served
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
 # Moves into the box's text, types one character, and resolves with the milliseconds until the ids show.
 FIRST_IDS = """() => new Promise(resolve => {
   const text = document.querySelector(".try-tokenizer__box textarea");
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     with (
         served(arguments.site) as base,
         sync_playwright() as playwright,
-        playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]) as browser,
+        playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox", "--disable-gpu"]) as browser,
     ):
         url = base + arguments.page
         first_ids(browser, url, 1, None)  # the server compresses each file once, as a static host has it ready
