@@ -12,7 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -40,6 +40,18 @@ for variable in REPOSITORY_VARIABLES:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Slow tests first, so that the workers' quick ones fill the time left, not the other way round."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.fixture(autouse=True)
+def zensical_stays_out_of_the_worker() -> Iterator[None]:
+    """A process that has loaded Zensical's package takes itself for Zensical (recorder/engines/config.py), so every
+    later MkDocs build in the worker from another folder would fail, whichever test it is. Named at the test that
+    loaded it."""
+    yield
+    assert "zensical" not in sys.modules, (
+        "this test loaded Zensical's package into the test worker, which then takes itself for Zensical: "
+        "run what needs Zensical in a child process (as support.zensical_build does)."
+    )
 
 
 @pytest.fixture(scope="session")
