@@ -16,7 +16,7 @@ from typing import Any
 
 from playwright.sync_api import Browser, sync_playwright
 
-from tools.chromium import chromium
+from tools.chromium import NoChromium, chromium
 from tools.local_site import served
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,10 +67,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--page", default="tokenization/", help="the page with the box (default: tokenization/)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds per condition (default: 5)")
     arguments = parser.parse_args(argv)
+    try:
+        executable = chromium()
+    except NoChromium as error:
+        parser.exit(1, f"{error}\n")
     with (
         served(arguments.site) as base,
         sync_playwright() as playwright,
-        playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox", "--disable-gpu"]) as browser,
+        playwright.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"]) as browser,
     ):
         url = base + arguments.page
         first_ids(browser, url, 1, None)  # the server compresses each file once, as a static host has it ready
